@@ -1,0 +1,36 @@
+/**
+ * Tollgate's public API: the core of a metered node-access gateway. Plugins (network families,
+ * transports, stores, embedded upstreams) build on exactly these exports.
+ *
+ * @packageDocumentation
+ */
+export { createGateway, keyIdOf, PluginError, type Gateway, type GatewayOptions, type HandleRequest } from './gateway.js';
+export type { GatewayRuntime, ContextInit } from './runtime.js';
+export { Tokens, type TollgatePlugin, type Transport, type EmbeddedUpstreamProvider, type EmbeddedUpstreamInstance } from './plugin.js';
+export { ContextKey, ContextState, type RequestContext, type Call, type Credentials, type RequestMeta, type UpstreamReply, type Compensation } from './context.js';
+export type { MethodDefinition, NetworkFamily, HealthProbe, JsonSchema, LimitsInput, MaybePromise } from './family.js';
+export type { CallProtocol } from './protocol.js';
+export { Network, type NetworkMethod, type NetworkRuntime } from './network.js';
+export { NetworkDirectory, type AddressedNetwork } from './network-directory.js';
+export { GatewayError, toGatewayError, type GatewayErrorOptions } from './errors/gateway-error.js';
+export { Errors, type ErrorEntry, type ErrorName } from './errors/catalog.js';
+export { step, CORE_STAGES, type Stage, type StageDefinition, type StageDependencies, type CoreStageName } from './pipeline/stage.js';
+export { buildPipeline, orderStages } from './pipeline/pipeline.js';
+export { createJsonRpcEngine, SERVED_BY_HEADER, type JsonRpcInput, type JsonRpcOutput, type JsonRpcEngineDeps } from './jsonrpc/engine.js';
+export { jsonRpcProtocol } from './jsonrpc/protocol.js';
+export { encodeRequest, encodeError } from './jsonrpc/encode.js';
+export type { JsonRpcId, JsonRpcRequest, JsonRpcResponse, JsonRpcSuccess, JsonRpcFailure, JsonRpcErrorObject } from './jsonrpc/types.js';
+export { Upstream, type UpstreamRequest, type UpstreamSettings } from './upstream/upstream.js';
+export { UpstreamFailure, classifyTransportError, type FailureKind } from './upstream/upstream-failure.js';
+export { RotatingSelector, type UpstreamSelector } from './upstream/selector.js';
+export type { KeyStore, ApiKeyRecord, Plan } from './metering/keys.js';
+export { StaticKeyStore } from './metering/config-key-store.js';
+export { utcDay, nextUtcMidnight, type CreditLedger, type DebitReceipt, type DebitResult, type Balance } from './metering/credit-ledger.js';
+export { MemoryCreditLedger } from './metering/memory-credit-ledger.js';
+export { MemoryRateLimiter, type RateLimiter, type RateDecision } from './metering/rate-limiter.js';
+export { systemClock, type Clock } from './clock.js';
+export { compileParams, type ParamsValidator } from './validation/compile-params.js';
+export { configSchema } from './config/schema.js';
+export { defaultPlans } from './config/default-plans.js';
+export { resolveConfig, loadConfigFile, ConfigError } from './config/load-config.js';
+export type * from './config/types.js';

@@ -1,0 +1,51 @@
+import type { MaybePromise } from '../family.js';
+
+/** Proof of a debit, needed to refund it (into the day it was taken from). */
+export interface DebitReceipt {
+  /** The key's id. */
+  readonly keyId: string;
+  /** The UTC day (`YYYY-MM-DD`) the credits were taken from. */
+  readonly day: string;
+  /** Credits taken. */
+  readonly credits: number;
+}
+
+/** The outcome of a debit attempt. */
+export type DebitResult =
+  | { readonly ok: true; readonly receipt: DebitReceipt; readonly remaining: number }
+  | { readonly ok: false; readonly remaining: number; readonly resetsAt: Date };
+
+/** A key's balance for one day. */
+export interface Balance {
+  /** The UTC day. */
+  readonly day: string;
+  /** Credits spent that day. */
+  readonly used: number;
+  /** Credits left that day. */
+  readonly remaining: number;
+  /** When the balance resets (the next 00:00 UTC). */
+  readonly resetsAt: Date;
+}
+
+/**
+ * Daily credit balances. A debit either takes the whole amount or nothing, atomically: two calls can
+ * never both spend the last credits. Implementations: in memory (core), and store plugins.
+ */
+export interface CreditLedger {
+  /** Takes `credits` from the key's balance for the day of `now`, if `dailyLimit` allows. */
+  debit(keyId: string, credits: number, dailyLimit: number, now: Date): MaybePromise<DebitResult>;
+  /** Gives a debit back. Refunding twice is a no-op for the second call. */
+  refund(receipt: DebitReceipt): MaybePromise<void>;
+  /** The key's balance on the day of `now`. */
+  balance(keyId: string, dailyLimit: number, now: Date): MaybePromise<Balance>;
+}
+
+/** The UTC day of `date` as `YYYY-MM-DD`. */
+export function utcDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+/** The next 00:00 UTC after `date`. */
+export function nextUtcMidnight(date: Date): Date {
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1));
+}

@@ -1,0 +1,22 @@
+import type { Network } from '../../network.js';
+import { step, type Stage } from '../stage.js';
+
+/**
+ * Runs the method's `limits` hook: it may refuse the call (a `GatewayError`) or rewrite its params (a
+ * capped value), in which case the call is re-encoded instead of forwarding the client's bytes.
+ */
+export function enforceLimits(): Stage {
+  return step((ctx) => {
+    const limits = ctx.method!.limits;
+    if (limits === undefined) return;
+    const apply = (rewritten: unknown): void => {
+      if (rewritten !== undefined) {
+        ctx.params = rewritten;
+        ctx.rewritten = true;
+      }
+    };
+    const result = limits({ params: ctx.params, ctx, network: ctx.network as Network });
+    if (result instanceof Promise) return result.then(apply);
+    apply(result);
+  });
+}

@@ -1,0 +1,54 @@
+import type { RequestContext } from '../context.js';
+import type { Upstream } from './upstream.js';
+import type { UpstreamFailure } from './upstream-failure.js';
+
+/** Chooses which upstreams a call may go to, in order, and learns from how they did. */
+export interface UpstreamSelector {
+  /** The upstreams to try for this call, best first. Empty when none may serve it. */
+  select(ctx: RequestContext): readonly Upstream[];
+  /** An upstream answered. */
+  onSuccess?(upstream: Upstream, latencyMs: number): void;
+  /** An upstream failed to answer. */
+  onFailure?(upstream: Upstream, failure: UpstreamFailure): void;
+}
+
+/**
+ * The default selector: primaries in rotation, any that failed within the last `cooldownMs` moved to the
+ * back, then partner providers when both the method and the key's plan allow failover.
+ */
+export class RotatingSelector implements UpstreamSelector {
+  readonly #failedAt = new WeakMap<Upstream, number>();
+  readonly #cooldownMs: number;
+  #turn = 0;
+
+  constructor(options: { cooldownMs?: number } = {}) {
+    this.#cooldownMs = options.cooldownMs ?? 5_000;
+  }
+
+  select(ctx: RequestContext): readonly Upstream[] {
+    const all = ctx.network.upstreams;
+    const primaries = all.filter((u) => u.role === 'primary');
+    const now = Date.now();
+    const healthy: Upstream[] = [];
+    const cooling: Upstream[] = [];
+    const turn = this.#turn++;
+    for (let i = 0; i < primaries.length; i++) {
+      const upstream = primaries[(turn + i) % primaries.length]!;
+      const failedAt = this.#failedAt.get(upstream);
+      (failedAt !== undefined && now - failedAt < this.#cooldownMs ? cooling : healthy).push(upstream);
+    }
+    const chosen = [...healthy, ...cooling];
+    if (ctx.method?.failover === true && ctx.plan?.failover === true) {
+      for (const upstream of all) if (upstream.role === 'partner') chosen.push(upstream);
+    }
+    return chosen;
+  }
+
+  onSuccess(upstream: Upstream): void {
+    this.#failedAt.delete(upstream);
+  }
+
+  onFailure(upstream: Upstream): void {
+    this.#failedAt.set(upstream, Date.now());
+  }
+}

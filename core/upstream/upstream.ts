@@ -1,0 +1,124 @@
+import { Pool } from 'undici';
+import type { UpstreamReply } from '../context.js';
+import { classifyTransportError } from './upstream-failure.js';
+
+/** One request to an upstream. */
+export interface UpstreamRequest {
+  /** Path and query, appended to the upstream URL's path. Default: the URL's own path. */
+  readonly path?: string;
+  /** HTTP method. Default POST. */
+  readonly method?: 'POST' | 'GET';
+  /** Request headers (the upstream's own configured headers are added). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Request body. */
+  readonly body?: Uint8Array | string | NodeJS.ReadableStream;
+  /** Timeout for the answer, in ms (default: the upstream's). */
+  readonly timeoutMs?: number;
+  /** Aborts the request. */
+  readonly signal?: AbortSignal;
+  /** Return the body as a stream instead of reading it whole. */
+  readonly stream?: boolean;
+}
+
+/** Settings of one upstream, resolved from the config. */
+export interface UpstreamSettings {
+  /** Unique name. */
+  readonly name: string;
+  /** The network it belongs to. */
+  readonly network: string;
+  /** The node's URL. */
+  readonly url: string;
+  /** Primary or partner. */
+  readonly role: 'primary' | 'partner';
+  /** Headers added to every request. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Request timeout, ms. */
+  readonly timeoutMs: number;
+  /** Connect timeout, ms. */
+  readonly connectTimeoutMs: number;
+  /** Keep-alive pool size. */
+  readonly connections: number;
+  /** Idle keep-alive time, ms. */
+  readonly keepAliveTimeoutMs: number;
+}
+
+/**
+ * An upstream node reached over HTTP through an undici keep-alive pool. It only moves bytes; which
+ * upstream to use and what to do when one fails is decided by the route and dispatch stages.
+ */
+export class Upstream {
+  /** The upstream's settings. */
+  readonly settings: UpstreamSettings;
+  /** Calls currently waiting on this upstream. */
+  inFlight = 0;
+  readonly #pool: Pool;
+  readonly #path: string;
+  readonly #headers: Record<string, string>;
+
+  constructor(settings: UpstreamSettings) {
+    this.settings = settings;
+    const url = new URL(settings.url);
+    this.#path = url.pathname + url.search;
+    this.#headers = { 'content-type': 'application/json', ...settings.headers };
+    if (url.username !== '' || url.password !== '') {
+      const auth = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
+      this.#headers.authorization ??= `Basic ${auth}`;
+    }
+    this.#pool = new Pool(url.origin, {
+      connections: settings.connections,
+      keepAliveTimeout: settings.keepAliveTimeoutMs,
+      connect: { timeout: settings.connectTimeoutMs },
+      pipelining: 1,
+    });
+  }
+
+  /** The upstream's name. */
+  get name(): string {
+    return this.settings.name;
+  }
+
+  /** Primary or partner. */
+  get role(): 'primary' | 'partner' {
+    return this.settings.role;
+  }
+
+  /**
+   * Sends one request and returns the answer, whatever its HTTP status.
+   *
+   * @throws UpstreamFailure when no answer arrived (connect error, reset, timeout).
+   */
+  async request(request: UpstreamRequest): Promise<UpstreamReply> {
+    const timeout = request.timeoutMs ?? this.settings.timeoutMs;
+    this.inFlight++;
+    try {
+      const response = await this.#pool.request({
+        path: request.path === undefined ? this.#path : joinPath(this.#path, request.path),
+        method: request.method ?? 'POST',
+        headers: request.headers === undefined ? this.#headers : { ...this.#headers, ...request.headers },
+        body: request.body as Uint8Array | string | undefined,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+        signal: request.signal,
+      });
+      if (request.stream === true) {
+        return { status: response.statusCode, headers: response.headers, body: response.body };
+      }
+      const body = Buffer.from(await response.body.arrayBuffer());
+      return { status: response.statusCode, headers: response.headers, body };
+    } catch (error) {
+      throw classifyTransportError(error);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /** Closes the pool, letting requests in flight finish. */
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+}
+
+function joinPath(base: string, path: string): string {
+  if (base === '/' || base === '') return path;
+  return base.replace(/\/$/, '') + path;
+}
