@@ -4,6 +4,10 @@
  *
  * @packageDocumentation
  */
+// tsyringe needs the Reflect metadata API before any of its code runs; loading it here spares every user the step.
+import 'reflect-metadata';
+
+export { container, injectable, inject, injectAll, singleton, type DependencyContainer, type InjectionToken } from 'tsyringe';
 export { createGateway, keyIdOf, PluginError, type Gateway, type GatewayOptions, type HandleRequest } from './gateway.js';
 export type { GatewayRuntime, ContextInit } from './runtime.js';
 export { Tokens, type TollgatePlugin, type Transport, type EmbeddedUpstreamProvider, type EmbeddedUpstreamInstance } from './plugin.js';

@@ -16,7 +16,7 @@ export class ConfigError extends Error {
   }
 }
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, allowUnionTypes: true });
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, allowUnionTypes: true });
 const validateSchema = ajv.compile(configSchema);
 
 function fieldPath(error: ErrorObject): string {

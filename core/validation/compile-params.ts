@@ -4,7 +4,7 @@ import type { MethodDefinition } from '../family.js';
 /** Checks a call's params; returns an error message naming the parameter, or undefined when valid. */
 export type ParamsValidator = (params: unknown) => string | undefined;
 
-const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: false });
+const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: false, verbose: true });
 const cache = new WeakMap<MethodDefinition, ParamsValidator>();
 
 function describe(error: ErrorObject, names: readonly string[] | undefined): string {

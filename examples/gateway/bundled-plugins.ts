@@ -1,0 +1,10 @@
+import type { TollgatePlugin } from '../../core/index.js';
+import { httpTransport } from '../../plugins/http/index.js';
+import { evmFamily } from '../../plugins/evm/index.js';
+import { polygonFamily } from '../../plugins/polygon/index.js';
+import { devnet } from '../../plugins/devnet/index.js';
+
+/** Every plugin the bundled gateway loads; the config decides which networks use which family. */
+export function bundledPlugins(): TollgatePlugin[] {
+  return [httpTransport(), evmFamily(), polygonFamily(), devnet()];
+}

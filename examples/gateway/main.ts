@@ -1,0 +1,68 @@
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import { createGateway, loadConfigFile, resolveConfig, ConfigError, PluginError, type GatewayConfig } from '../../core/index.js';
+import { bundledPlugins } from './bundled-plugins.js';
+import { defaultConfig } from './default-config.js';
+import { HELP, parseCli } from './cli.js';
+
+async function main(): Promise<void> {
+  let cli;
+  try {
+    cli = parseCli(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${HELP}`);
+    process.exit(2);
+  }
+  if (cli.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+
+  let config: GatewayConfig;
+  try {
+    config = cli.config === undefined ? resolveConfig(defaultConfig) : await loadConfigFile(cli.config);
+  } catch (error) {
+    process.stderr.write(`${error instanceof ConfigError ? error.message : `cannot read ${cli.config}: ${(error as Error).message}`}\n`);
+    process.exit(1);
+  }
+  if (cli.port !== undefined) config.server.port = cli.port;
+  if (cli.host !== undefined) config.server.host = cli.host;
+  if (cli.logLevel !== undefined) config.log.level = cli.logLevel;
+
+  let gateway;
+  try {
+    gateway = await createGateway({ config, plugins: bundledPlugins() });
+  } catch (error) {
+    process.stderr.write(`${error instanceof PluginError || error instanceof ConfigError ? error.message : String((error as Error).stack ?? error)}\n`);
+    process.exit(1);
+  }
+  const server = await gateway.listen();
+  const { port } = server.address() as AddressInfo;
+  const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
+  const lines = ['Tollgate is listening.', ''];
+  for (const network of gateway.networks.all) {
+    const base = network.config.base?.path ?? (network.config.base?.hosts === undefined ? `/${network.name}` : '');
+    lines.push(`  ${network.name.padEnd(18)} http://${host}:${port}${base === '/' ? '' : base}/v3/<API_KEY>   (${network.config.families.join(', ')})`);
+  }
+  if (cli.config === undefined) lines.push('', `  API key: ${config.keys[0]!.key}`);
+  lines.push('', 'Press Ctrl+C to stop.', '');
+  process.stdout.write(lines.join('\n'));
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    gateway.logger.info({ signal }, 'shutting down');
+    gateway.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        gateway.logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+await main();

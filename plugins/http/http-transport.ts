@@ -1,0 +1,111 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Errors, GatewayError, encodeError, type ErrorEntry, type GatewayRuntime, type JsonRpcOutput, type Transport } from '../../core/index.js';
+import { apiKeyFromPath } from './json-rpc-path.js';
+import { BodyTooLargeError, readBody } from './read-body.js';
+
+/** Options of the HTTP JSON-RPC transport. */
+export interface HttpTransportOptions {
+  /** `Access-Control-Allow-Origin` sent to browsers (default `*`: keys, not origins, guard access). Set `false` to send no CORS headers. */
+  readonly corsOrigin?: string | false;
+}
+
+const JSON_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest']);
+
+function isJsonContentType(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const semicolon = header.indexOf(';');
+  return JSON_TYPES.has((semicolon === -1 ? header : header.slice(0, semicolon)).trim().toLowerCase());
+}
+
+/**
+ * JSON-RPC over HTTP POST at `{network base}/v3/<API_KEY>`: content-type and body-size checks, then the
+ * shared JSON-RPC engine; answers with the engine's status, headers and bytes.
+ */
+export class HttpTransport implements Transport {
+  readonly name = 'http';
+  readonly #cors: Record<string, string>;
+  #closing = false;
+
+  constructor(options: HttpTransportOptions = {}) {
+    const origin = options.corsOrigin ?? '*';
+    this.#cors = origin === false ? {} : { 'access-control-allow-origin': origin };
+  }
+
+  handleRequest(req: IncomingMessage, res: ServerResponse, gateway: GatewayRuntime): boolean {
+    const addressed = gateway.networks.resolve(req.headers.host, req.url ?? '/');
+    if (addressed === undefined) return false;
+    const apiKey = apiKeyFromPath(addressed.rest);
+    if (apiKey === undefined) return false;
+
+    if (req.method === 'OPTIONS' && this.#cors['access-control-allow-origin'] !== undefined) {
+      res.writeHead(204, {
+        ...this.#cors,
+        'access-control-allow-methods': 'POST, OPTIONS',
+        'access-control-allow-headers': 'content-type',
+        'access-control-max-age': '86400',
+      });
+      res.end();
+      return true;
+    }
+    if (req.method !== 'POST') return this.#refuse(res, Errors.HTTP_METHOD_NOT_ALLOWED, { allow: 'POST' }), true;
+    if (this.#closing) return this.#refuse(res, Errors.UPSTREAM_UNAVAILABLE, { 'retry-after': '1', connection: 'close' }, 'the gateway is shutting down'), true;
+    if (!isJsonContentType(req.headers['content-type'])) return this.#refuse(res, Errors.UNSUPPORTED_MEDIA_TYPE), true;
+
+    const aborted = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) aborted.abort();
+    });
+    readBody(req, gateway.config.server.maxBodyBytes).then(
+      (body) => {
+        gateway
+          .jsonRpc({
+            transport: this.name,
+            network: addressed.network,
+            credentials: { apiKey },
+            body,
+            signal: aborted.signal,
+            meta: {
+              origin: req.headers.origin,
+              userAgent: req.headers['user-agent'],
+              remoteAddress: req.socket.remoteAddress,
+              headers: req.headers,
+            },
+          })
+          .subscribe((output) => this.#send(res, output));
+      },
+      (error: unknown) => {
+        if (error instanceof BodyTooLargeError) {
+          this.#refuse(res, Errors.BODY_TOO_LARGE, { connection: 'close' }, `request body exceeds ${error.limit} bytes`);
+        } else {
+          res.destroy();
+        }
+      },
+    );
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+  }
+
+  #send(res: ServerResponse, output: JsonRpcOutput): void {
+    if (res.destroyed) return;
+    const headers: Record<string, string | number> = { ...this.#cors, ...output.headers };
+    if (output.body === undefined) {
+      res.writeHead(output.status, headers);
+      res.end();
+      return;
+    }
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = Buffer.byteLength(output.body);
+    res.writeHead(output.status, headers);
+    res.end(output.body);
+  }
+
+  #refuse(res: ServerResponse, entry: ErrorEntry, headers: Record<string, string> = {}, message?: string): void {
+    const error = new GatewayError(entry, message === undefined ? {} : { message });
+    const body = encodeError(null, error.toJSON());
+    res.writeHead(error.httpStatus, { ...this.#cors, ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+}
