@@ -8,7 +8,7 @@ import type { CallProtocol } from './protocol.js';
 export type MaybePromise<T> = T | Promise<T>;
 
 /** A JSON Schema (draft 2020-12) document, as a plain object. */
-export type JsonSchema = Readonly<Record<string, unknown>> | boolean;
+export type JsonSchema = object | boolean;
 
 /** What a method's {@link MethodDefinition.limits} hook receives. */
 export interface LimitsInput {

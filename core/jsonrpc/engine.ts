@@ -95,9 +95,11 @@ function errorOutput(error: GatewayError, id: JsonRpcId = null): JsonRpcOutput {
   return { status: error.httpStatus, headers: { ...error.headers }, body: encodeError(id, error.toJSON()), contexts: [] };
 }
 
-function answer(ctx: RequestContext): string | Uint8Array {
+function answer(ctx: RequestContext): string | Buffer {
   if (ctx.error !== undefined) return encodeError(ctx.call.id, ctx.error.toJSON());
-  return ctx.reply!.body as Uint8Array;
+  const body = ctx.reply!.body as Uint8Array;
+  // Upstream bodies are already Buffers; wrapping (not copying) keeps the node's bytes as they came.
+  return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
 /**
@@ -137,7 +139,7 @@ export function createJsonRpcEngine(deps: JsonRpcEngineDeps): (input: JsonRpcInp
         servedBy([ctx], headers);
         const status = ctx.error?.httpStatus ?? 200;
         if (ctx.call.id === undefined) return { status: status === 200 ? 204 : status, headers, body: undefined, contexts: [ctx] };
-        return { status, headers, body: Buffer.from(answer(ctx)), contexts: [ctx] };
+        return { status, headers, body: answer(ctx), contexts: [ctx] };
       }),
     );
   };
@@ -155,7 +157,7 @@ export function createJsonRpcEngine(deps: JsonRpcEngineDeps): (input: JsonRpcInp
       toArray(),
       map((done) => {
         done.sort((a, b) => a.index - b.index);
-        const parts: Array<string | Uint8Array> = [];
+        const parts: Array<string | Buffer> = [];
         const contexts: RequestContext[] = [];
         const statuses = new Set<number>();
         const headers: Record<string, string> = {};
@@ -177,7 +179,7 @@ export function createJsonRpcEngine(deps: JsonRpcEngineDeps): (input: JsonRpcInp
         const chunks: Buffer[] = [Buffer.from('[')];
         parts.forEach((part, i) => {
           if (i > 0) chunks.push(Buffer.from(','));
-          chunks.push(Buffer.from(part));
+          chunks.push(typeof part === 'string' ? Buffer.from(part) : part);
         });
         chunks.push(Buffer.from(']'));
         return { status, headers, body: Buffer.concat(chunks), contexts };

@@ -40,7 +40,7 @@ function argumentName(names: readonly string[] | undefined, index: number): stri
 export function compileParams(method: MethodDefinition): ParamsValidator {
   let validator = cache.get(method);
   if (validator !== undefined) return validator;
-  const check: ValidateFunction = ajv.compile(method.params as Record<string, unknown>);
+  const check: ValidateFunction = ajv.compile(method.params as Record<string, unknown> | boolean);
   validator = (params) => (check(params) ? undefined : describe(check.errors![0]!, method.paramNames));
   cache.set(method, validator);
   return validator;
