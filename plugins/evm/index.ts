@@ -1,0 +1,44 @@
+/**
+ * The `evm` network family: the JSON-RPC methods of EVM chains (`eth_`, `net_`, `web3_`), their
+ * parameter schemas, credit costs and limits.
+ *
+ * @packageDocumentation
+ */
+import { Tokens, systemClock, type Clock, type TollgatePlugin } from '../../core/index.js';
+import { createEvmFamily, EVM_FAMILY_NAME } from './family.js';
+import { resolveEvmSettings, type EvmFamilyOptions } from './options.js';
+
+export { createEvmFamily, EVM_FAMILY_NAME } from './family.js';
+export { EVM_METHODS } from './methods.js';
+export { EVM_DEFAULTS, resolveEvmSettings, type EvmFamilyOptions, type EvmSettings } from './options.js';
+export { countLogFilterParams, getLogsLimits, type GetLogsHooks, type GetLogsThresholds } from './get-logs-limits.js';
+export { capGas, gasCap, gasCapFor, requestedGas, type GasCapSettings } from './gas-cap.js';
+export { BlockGasLimitCache, BLOCK_GAS_LIMIT_STATE_KEY, blockGasLimit, fetchBlockGasLimit } from './block-gas-limit.js';
+/** The value schemas (quantity, address, hash, data, block identifiers) and the helpers that build method schemas. */
+export * as evmSchemas from './schemas.js';
+export { callObject, type CallObjectOptions } from './call-object.js';
+export { logFilter, MAX_TOPIC_POSITIONS } from './log-filter.js';
+
+/**
+ * The evm family as a plugin: registers the `evm` {@link NetworkFamily} (probe `eth_blockNumber`).
+ * Thresholds default to the spec's; `options` change them, and the config's `plugins.evm` section
+ * overrides both. The gas-limit cache uses the gateway's clock unless `options.clock` is given.
+ *
+ * @example
+ * ```ts
+ * const gateway = await createGateway({
+ *   config: { networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: 'http://127.0.0.1:8545' }] }] },
+ *   plugins: [httpTransport(), evmFamily({ getLogsMaxResults: 20_000 })],
+ * });
+ * ```
+ */
+export function evmFamily(options: EvmFamilyOptions = {}): TollgatePlugin {
+  return {
+    name: EVM_FAMILY_NAME,
+    register(container, config) {
+      const clock: Clock = container.isRegistered(Tokens.Clock, true) ? container.resolve(Tokens.Clock) : systemClock;
+      const settings = resolveEvmSettings(options, config.plugins[EVM_FAMILY_NAME] ?? {}, clock);
+      container.register(Tokens.Family, { useValue: createEvmFamily(settings) });
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The evm family's settings: what `evmFamily(options)` and the config's `plugins.evm` section accept,
+ * with the spec's defaults.
+ *
+ * @module
+ */
+import { ConfigError, systemClock, type Clock } from '../../core/index.js';
+
+/** Settings of the evm family. Every threshold defaults to the value the service spec states. */
+export interface EvmFamilyOptions {
+  /** Most addresses plus topic values one `eth_getLogs` filter may hold. Default 5,000. */
+  readonly getLogsMaxParams?: number;
+  /** Most logs one `eth_getLogs` answer may carry before it is replaced by an error. Default 10,000. */
+  readonly getLogsMaxResults?: number;
+  /** How long an `eth_getLogs` query may run, in milliseconds. Default 10,000. */
+  readonly getLogsTimeoutMs?: number;
+  /** The `gas` cap of `eth_call` and `eth_estimateGas`, in percent of the block gas limit. Default 1,000 (10 times). */
+  readonly gasCapPercent?: number;
+  /** How long a learned block gas limit is reused, in milliseconds. Default 5,000. */
+  readonly blockGasLimitTtlMs?: number;
+  /** Time source of the gas-limit cache (default: the gateway's clock, or the wall clock outside a gateway). */
+  readonly clock?: Clock;
+}
+
+/** {@link EvmFamilyOptions} with every default applied. */
+export interface EvmSettings {
+  /** See {@link EvmFamilyOptions.getLogsMaxParams}. */
+  readonly getLogsMaxParams: number;
+  /** See {@link EvmFamilyOptions.getLogsMaxResults}. */
+  readonly getLogsMaxResults: number;
+  /** See {@link EvmFamilyOptions.getLogsTimeoutMs}. */
+  readonly getLogsTimeoutMs: number;
+  /** See {@link EvmFamilyOptions.gasCapPercent}. */
+  readonly gasCapPercent: number;
+  /** See {@link EvmFamilyOptions.blockGasLimitTtlMs}. */
+  readonly blockGasLimitTtlMs: number;
+  /** See {@link EvmFamilyOptions.clock}. */
+  readonly clock: Clock;
+}
+
+/** The spec's limits: 5,000 filter parameters, 10,000 results, 10 s per query, gas capped at 1000 %. */
+export const EVM_DEFAULTS = Object.freeze({
+  getLogsMaxParams: 5_000,
+  getLogsMaxResults: 10_000,
+  getLogsTimeoutMs: 10_000,
+  gasCapPercent: 1_000,
+  blockGasLimitTtlMs: 5_000,
+});
+
+type NumericSetting = keyof typeof EVM_DEFAULTS;
+const NUMERIC_SETTINGS = Object.keys(EVM_DEFAULTS) as NumericSetting[];
+
+/**
+ * Applies the defaults. Settings from the config's `plugins.evm` section override the options given
+ * in code, which override the spec's defaults. Every threshold must be a positive integer; anything
+ * else (or an unknown setting in the config) is a {@link ConfigError}.
+ */
+export function resolveEvmSettings(options: EvmFamilyOptions = {}, fromConfig: Readonly<Record<string, unknown>> = {}, clock: Clock = systemClock): EvmSettings {
+  const problems: string[] = [];
+  const values: Record<NumericSetting, number> = { ...EVM_DEFAULTS };
+  for (const name of Object.keys(fromConfig)) {
+    if (!(NUMERIC_SETTINGS as string[]).includes(name)) problems.push(`plugins.evm.${name}: unknown setting`);
+  }
+  for (const name of NUMERIC_SETTINGS) {
+    for (const [where, value] of [[`evmFamily({ ${name} })`, options[name]], [`plugins.evm.${name}`, fromConfig[name]]] as const) {
+      if (value === undefined) continue;
+      if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) values[name] = value;
+      else problems.push(`${where}: must be a positive integer`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { ...values, clock: options.clock ?? clock };
+}
