@@ -11,7 +11,10 @@ function describe(error: ErrorObject, names: readonly string[] | undefined): str
   const segments = error.instancePath.split('/').slice(1);
   const params = error.params as Record<string, unknown>;
   if (segments.length === 0) {
-    if (error.keyword === 'minItems') return `missing value for required argument ${String(params.limit as number) === '0' ? 0 : (params.limit as number) - 1}${argumentName(names, (params.limit as number) - 1)}`;
+    if (error.keyword === 'minItems') {
+      const missing = Array.isArray(error.data) ? error.data.length : 0;
+      return `missing value for required argument ${missing}${argumentName(names, missing)}`;
+    }
     if (error.keyword === 'maxItems' || (error.keyword === 'items' && params.limit !== undefined)) return `too many arguments, want at most ${String(params.limit)}`;
     if (error.keyword === 'type') return 'params must be an array';
     return error.message ?? 'invalid params';
@@ -24,6 +27,7 @@ function describe(error: ErrorObject, names: readonly string[] | undefined): str
   else if (error.keyword === 'enum') what = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
   else if (error.keyword === 'not' || error.keyword === 'oneOf' || error.keyword === 'anyOf') what = error.parentSchema?.description !== undefined ? String(error.parentSchema.description) : (error.message ?? 'is invalid');
   else if (error.keyword === 'pattern' && typeof error.parentSchema?.description === 'string') what = `must be ${error.parentSchema.description}`;
+  else if (error.keyword === 'type') what = `must be ${String(params.type).split(',').join(' or ')}`;
   else if (error.keyword === 'dependentRequired') what = `"${String(params.property)}" requires "${String(params.missingProperty)}"`;
   return `invalid argument ${index}${argumentName(names, index)}:${where} ${what}`;
 }
