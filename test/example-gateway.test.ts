@@ -1,0 +1,104 @@
+import t from 'tap';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { post, rpc } from './helpers/json-rpc.js';
+
+// The bundled gateway as `npm start` runs it: a real process, its banner, its calls, its shutdown.
+const main = new URL('../examples/gateway/main.ts', import.meta.url).pathname;
+
+function run(args: string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', main, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function output(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c));
+  child.stderr!.on('data', (c: Buffer) => (stderr += c));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+function childPids(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
+  } catch {
+    return [];
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+t.test('--help lists every flag', async (t) => {
+  const result = await output(run(['--help']));
+  t.equal(result.code, 0);
+  for (const flag of ['--config', '--port', '--host', '--log-level', '--help']) t.match(result.stdout, flag);
+});
+
+t.test('a bad flag or config is refused with a message naming the problem', async (t) => {
+  const flag = await output(run(['--nope']));
+  t.equal(flag.code, 2);
+  t.match(flag.stderr, /nope/);
+  const dir = await mkdtemp(join(tmpdir(), 'tollgate-example-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'bad.yaml');
+  await writeFile(file, 'networks:\n  - name: eth\n    families: [evm]\n    upstreams:\n      - url: localhost:8545\n');
+  const bad = await output(run(['--config', file]));
+  t.equal(bad.code, 1);
+  t.match(bad.stderr, /networks\[0\]\.upstreams\[0\]\.url: must match pattern/);
+});
+
+t.test('npm start serves all ten methods on the embedded chain and stops cleanly', async (t) => {
+  const child = run(['--port', '0', '--log-level', 'warn']);
+  const done = output(child);
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  const banner = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`no banner: ${text}`)), 60_000);
+    child.stdout!.on('data', (c: Buffer) => {
+      text += c;
+      if (text.includes('Press Ctrl+C')) { clearTimeout(timer); resolve(text); }
+    });
+  });
+  const eth = /(http:\/\/127\.0\.0\.1:\d+\/eth-devnet\/v3\/)<API_KEY>/.exec(banner)?.[1];
+  const polygon = /(http:\/\/127\.0\.0\.1:\d+\/polygon-devnet\/v3\/)<API_KEY>/.exec(banner)?.[1];
+  const key = /API key: (\S+)/.exec(banner)?.[1];
+  t.ok(eth && polygon && key, 'the banner shows each network URL and a key');
+  const E = `${eth}${key}`;
+  const call = async (url: string, method: string, params: unknown[]): Promise<unknown> => {
+    const res = await post(url, rpc(method, params));
+    t.equal(res.status, 200, method);
+    const body = res.json as { result?: unknown; error?: unknown };
+    t.notOk(body.error, `${method} answered without error`);
+    return body.result;
+  };
+  const block = await call(E, 'eth_getBlockByNumber', ['0x3', true]) as { hash: string; transactions: Array<{ hash: string }> };
+  t.ok(block.transactions.length > 0, 'the seeded block has transactions');
+  const tx = await call(E, 'eth_getTransactionByBlockNumberAndIndex', ['0x3', '0x0']) as { hash: string; to: string };
+  t.equal(tx.hash, block.transactions[0]!.hash);
+  t.equal((await call(E, 'eth_getTransactionByHash', [tx.hash]) as { hash: string }).hash, tx.hash);
+  const receipt = await call(E, 'eth_getTransactionReceipt', [tx.hash]) as { logs: unknown[] };
+  t.ok(receipt.logs.length > 0);
+  t.ok((await call(E, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: tx.to }]) as unknown[]).length > 0);
+  t.match(await call(E, 'eth_call', [{ to: tx.to, data: '0x1e81ccb2' }, 'latest']), /^0x0{63}[1-9a-f]/, 'pings() returns the seeded count');
+  t.ok((await call(E, 'eth_createAccessList', [{ to: tx.to, data: '0x1e81ccb2' }, 'latest']) as { gasUsed: string }).gasUsed);
+  t.equal(await call(E, 'eth_getUncleByBlockNumberAndIndex', ['latest', '0x0']), null);
+  t.equal(await call(E, 'eth_getUncleByBlockHashAndIndex', [block.hash, '0x0']), null);
+  t.ok((await call(`${polygon}${key}`, 'bor_getCurrentValidators', []) as unknown[]).length > 0);
+
+  const children = childPids(child.pid!);
+  t.ok(children.length >= 2, 'the embedded chains run as child processes');
+  child.kill('SIGTERM');
+  const exit = await done;
+  t.equal(exit.code, 0, 'SIGTERM stops the gateway cleanly');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  t.same(children.filter(alive), [], 'and no upstream process is left behind');
+});
