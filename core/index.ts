@@ -29,9 +29,9 @@ export { UpstreamFailure, classifyTransportError, type FailureKind } from './ups
 export { RotatingSelector, type UpstreamSelector } from './upstream/selector.js';
 export type { KeyStore, ApiKeyRecord, Plan } from './metering/keys.js';
 export { StaticKeyStore } from './metering/config-key-store.js';
-export { utcDay, nextUtcMidnight, type CreditLedger, type DebitReceipt, type DebitResult, type Balance } from './metering/credit-ledger.js';
+export { utcDay, nextUtcMidnight, type CreditLedger, type DebitReceipt, type DebitResult, type DebitTaken, type DebitRefused, type Balance } from './metering/credit-ledger.js';
 export { MemoryCreditLedger } from './metering/memory-credit-ledger.js';
-export { MemoryRateLimiter, type RateLimiter, type RateDecision } from './metering/rate-limiter.js';
+export { MemoryRateLimiter, type RateLimiter, type RateDecision, type RateAllowed, type RateRefused } from './metering/rate-limiter.js';
 export { systemClock, type Clock } from './clock.js';
 export { compileParams, type ParamsValidator } from './validation/compile-params.js';
 export { configSchema } from './config/schema.js';

@@ -2,7 +2,7 @@
  * JSON Schema of the gateway configuration. It is the single source of truth for validation, defaults
  * and the configuration reference in the docs.
  */
-export const configSchema = {
+export const configSchema: Readonly<Record<string, unknown>> = {
   $id: 'https://tollgate.dev/schemas/config.json',
   type: 'object',
   additionalProperties: false,
@@ -124,4 +124,4 @@ export const configSchema = {
       additionalProperties: { type: 'object' },
     },
   },
-} as const;
+};

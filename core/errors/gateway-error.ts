@@ -1,4 +1,5 @@
 import type { ErrorEntry } from './catalog.js';
+import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
 
 const BRAND = Symbol.for('tollgate.GatewayError');
 
@@ -54,7 +55,7 @@ export class GatewayError extends Error {
   }
 
   /** The JSON-RPC error object for this error: code, message and data, never a stack. */
-  toJSON(): { code: number; message: string; data?: unknown } {
+  toJSON(): JsonRpcErrorObject {
     return this.data === undefined
       ? { code: this.code, message: this.message }
       : { code: this.code, message: this.message, data: this.data };

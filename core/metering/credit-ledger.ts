@@ -10,10 +10,28 @@ export interface DebitReceipt {
   readonly credits: number;
 }
 
+/** A debit that was taken. */
+export interface DebitTaken {
+  /** Always true. */
+  readonly ok: true;
+  /** Proof of the debit, to refund it. */
+  readonly receipt: DebitReceipt;
+  /** Credits left that day. */
+  readonly remaining: number;
+}
+
+/** A debit refused because the day's balance cannot cover it; nothing was taken. */
+export interface DebitRefused {
+  /** Always false. */
+  readonly ok: false;
+  /** Credits left that day. */
+  readonly remaining: number;
+  /** When the balance resets (the next 00:00 UTC). */
+  readonly resetsAt: Date;
+}
+
 /** The outcome of a debit attempt. */
-export type DebitResult =
-  | { readonly ok: true; readonly receipt: DebitReceipt; readonly remaining: number }
-  | { readonly ok: false; readonly remaining: number; readonly resetsAt: Date };
+export type DebitResult = DebitTaken | DebitRefused;
 
 /** A key's balance for one day. */
 export interface Balance {

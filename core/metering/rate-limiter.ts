@@ -1,9 +1,21 @@
 import type { MaybePromise } from '../family.js';
 
+/** A throughput check that passed; the tokens were taken. */
+export interface RateAllowed {
+  /** Always true. */
+  readonly ok: true;
+}
+
+/** A throughput check that failed; nothing was taken. */
+export interface RateRefused {
+  /** Always false. */
+  readonly ok: false;
+  /** How long until enough tokens are back, in ms. */
+  readonly retryAfterMs: number;
+}
+
 /** The outcome of a throughput check. */
-export type RateDecision =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly retryAfterMs: number };
+export type RateDecision = RateAllowed | RateRefused;
 
 /** Throughput limits (token buckets) per key. */
 export interface RateLimiter {

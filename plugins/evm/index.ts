@@ -20,7 +20,7 @@ export { callObject, type CallObjectOptions } from './call-object.js';
 export { logFilter, MAX_TOPIC_POSITIONS } from './log-filter.js';
 
 /**
- * The evm family as a plugin: registers the `evm` {@link NetworkFamily} (probe `eth_blockNumber`).
+ * The evm family as a plugin: registers the `evm` `NetworkFamily` (probe `eth_blockNumber`).
  * Thresholds default to the spec's; `options` change them, and the config's `plugins.evm` section
  * overrides both. The gas-limit cache uses the gateway's clock unless `options.clock` is given.
  *

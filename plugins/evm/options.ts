@@ -40,10 +40,15 @@ export interface EvmSettings {
 
 /** The spec's limits: 5,000 filter parameters, 10,000 results, 10 s per query, gas capped at 1000 %. */
 export const EVM_DEFAULTS = Object.freeze({
+  /** At most 5,000 addresses plus topics per eth_getLogs filter. */
   getLogsMaxParams: 5_000,
+  /** At most 10,000 logs per eth_getLogs answer. */
   getLogsMaxResults: 10_000,
+  /** At most 10 s per eth_getLogs query. */
   getLogsTimeoutMs: 10_000,
+  /** `gas` capped at 1000 % of the block gas limit. */
   gasCapPercent: 1_000,
+  /** A learned block gas limit is reused for 5 s. */
   blockGasLimitTtlMs: 5_000,
 });
 

@@ -2,8 +2,11 @@ import type { IncomingMessage } from 'node:http';
 
 /** The body was larger than allowed. */
 export class BodyTooLargeError extends Error {
-  constructor(readonly limit: number) {
+  /** The limit that was exceeded, in bytes. */
+  readonly limit: number;
+  constructor(limit: number) {
     super(`request body exceeds ${limit} bytes`);
+    this.limit = limit;
     this.name = 'BodyTooLargeError';
   }
 }
