@@ -16,6 +16,7 @@ export type { MethodDefinition, NetworkFamily, HealthProbe, JsonSchema, LimitsIn
 export type { CallProtocol } from './protocol.js';
 export { Network, type NetworkMethod, type NetworkRuntime } from './network.js';
 export { NetworkDirectory, type AddressedNetwork } from './network-directory.js';
+export { apiKeyFromPath } from './key-path.js';
 export { GatewayError, toGatewayError, type GatewayErrorOptions } from './errors/gateway-error.js';
 export { Errors, type ErrorEntry, type ErrorName } from './errors/catalog.js';
 export { step, CORE_STAGES, type Stage, type StageDefinition, type StageDependencies, type CoreStageName } from './pipeline/stage.js';

@@ -1,10 +1,11 @@
 import type { TollgatePlugin } from '../../core/index.js';
 import { httpTransport } from '../../plugins/http/index.js';
+import { wsTransport } from '../../plugins/ws/index.js';
 import { evmFamily } from '../../plugins/evm/index.js';
 import { polygonFamily } from '../../plugins/polygon/index.js';
 import { devnet } from '../../plugins/devnet/index.js';
 
 /** Every plugin the bundled gateway loads; the config decides which networks use which family. */
 export function bundledPlugins(): TollgatePlugin[] {
-  return [httpTransport(), evmFamily(), polygonFamily(), devnet()];
+  return [httpTransport(), wsTransport(), evmFamily(), polygonFamily(), devnet()];
 }

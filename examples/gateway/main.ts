@@ -42,7 +42,9 @@ async function main(): Promise<void> {
   const lines = ['Tollgate is listening.', ''];
   for (const network of gateway.networks.all) {
     const base = network.config.base?.path ?? (network.config.base?.hosts === undefined ? `/${network.name}` : '');
-    lines.push(`  ${network.name.padEnd(18)} http://${host}:${port}${base === '/' ? '' : base}/v3/<API_KEY>   (${network.config.families.join(', ')})`);
+    const root = `${host}:${port}${base === '/' ? '' : base}`;
+    lines.push(`  ${network.name.padEnd(18)} http://${root}/v3/<API_KEY>   (${network.config.families.join(', ')})`);
+    lines.push(`  ${''.padEnd(18)} ws://${root}/ws/v3/<API_KEY>`);
   }
   if (cli.config === undefined) lines.push('', `  API key: ${config.keys[0]!.key}`);
   lines.push('', 'Press Ctrl+C to stop.', '');

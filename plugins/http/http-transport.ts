@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Errors, GatewayError, encodeError, type ErrorEntry, type GatewayRuntime, type JsonRpcOutput, type Transport } from '../../core/index.js';
-import { apiKeyFromPath } from './json-rpc-path.js';
+import { Errors, GatewayError, apiKeyFromPath, encodeError, type ErrorEntry, type GatewayRuntime, type JsonRpcOutput, type Transport } from '../../core/index.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 
 /** Options of the HTTP JSON-RPC transport. */
@@ -34,7 +33,7 @@ export class HttpTransport implements Transport {
   handleRequest(req: IncomingMessage, res: ServerResponse, gateway: GatewayRuntime): boolean {
     const addressed = gateway.networks.resolve(req.headers.host, req.url ?? '/');
     if (addressed === undefined) return false;
-    const apiKey = apiKeyFromPath(addressed.rest);
+    const apiKey = apiKeyFromPath(addressed.rest, '/v3');
     if (apiKey === undefined) return false;
 
     if (req.method === 'OPTIONS' && this.#cors['access-control-allow-origin'] !== undefined) {

@@ -7,7 +7,6 @@ import { Tokens, type TollgatePlugin } from '../../core/index.js';
 import { HttpTransport, type HttpTransportOptions } from './http-transport.js';
 
 export { HttpTransport, type HttpTransportOptions } from './http-transport.js';
-export { apiKeyFromPath } from './json-rpc-path.js';
 export { readBody, BodyTooLargeError } from './read-body.js';
 
 /**

@@ -1,0 +1,55 @@
+/** Options of the WebSocket transport. */
+export interface WsTransportOptions {
+  /** Path after a network's base that carries the key: `<prefix>/<API_KEY>`. Default `/ws/v3`. */
+  readonly pathPrefix?: string;
+  /** Largest accepted message, in bytes; a larger one closes the connection with 1009. Default: the config's `server.maxBodyBytes`. */
+  readonly maxMessageBytes?: number;
+  /** Calls one connection may have in flight; further messages wait (reading pauses) until one completes. Default 64. */
+  readonly maxInFlight?: number;
+  /** Bytes queued for a slow reader above which reading from it pauses until it catches up. Default 4 MiB. */
+  readonly maxBufferedBytes?: number;
+  /** Interval of keep-alive pings; a peer that has not answered the previous ping is dropped. Default 30 s. */
+  readonly pingIntervalMs?: number;
+  /** How long shutdown waits for calls in flight before closing connections. Default 5 s. */
+  readonly drainTimeoutMs?: number;
+}
+
+/** Close codes the transport uses (4000–4999 is the application range of RFC 6455). */
+export const WsCloseCodes = Object.freeze({
+  /** The gateway is shutting down (RFC 6455 "going away"). */
+  GOING_AWAY: 1001,
+  /** A message exceeded the size limit (RFC 6455 "message too big"). */
+  MESSAGE_TOO_BIG: 1009,
+  /** The key's daily credit balance is used up; reconnect after it resets (mirrors HTTP 402). */
+  CREDITS_EXHAUSTED: 4402,
+  /** The key was refused after the connection opened (revoked; mirrors HTTP 401). */
+  UNAUTHORIZED: 4401,
+});
+
+/** Options with defaults applied. */
+export interface WsSettings {
+  /** See {@link WsTransportOptions.pathPrefix}. */
+  readonly pathPrefix: string;
+  /** See {@link WsTransportOptions.maxMessageBytes}. */
+  readonly maxMessageBytes: number | undefined;
+  /** See {@link WsTransportOptions.maxInFlight}. */
+  readonly maxInFlight: number;
+  /** See {@link WsTransportOptions.maxBufferedBytes}. */
+  readonly maxBufferedBytes: number;
+  /** See {@link WsTransportOptions.pingIntervalMs}. */
+  readonly pingIntervalMs: number;
+  /** See {@link WsTransportOptions.drainTimeoutMs}. */
+  readonly drainTimeoutMs: number;
+}
+
+/** Applies the defaults. */
+export function resolveWsSettings(options: WsTransportOptions): WsSettings {
+  return {
+    pathPrefix: options.pathPrefix ?? '/ws/v3',
+    maxMessageBytes: options.maxMessageBytes,
+    maxInFlight: options.maxInFlight ?? 64,
+    maxBufferedBytes: options.maxBufferedBytes ?? 4 * 1024 * 1024,
+    pingIntervalMs: options.pingIntervalMs ?? 30_000,
+    drainTimeoutMs: options.drainTimeoutMs ?? 5_000,
+  };
+}
