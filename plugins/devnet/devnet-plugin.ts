@@ -1,0 +1,123 @@
+import { Tokens, type EmbeddedUpstreamProvider, type GatewayConfig, type NetworkConfig, type TollgatePlugin } from '../../core/index.js';
+import { startDevnetInstance, type DevnetInstance, type DevnetKind } from './devnet-instance.js';
+import { readDevnetSettings, resolveDevnetSettings, type DevnetSettings, type ResolvedDevnetSettings } from './devnet-settings.js';
+import type { DevnetSeed } from './seed-types.js';
+
+/** The plugin's name, and the key of its settings under `plugins` in the config. */
+export const DEVNET_PLUGIN = 'devnet';
+
+/** Options of {@link devnet}: defaults for every instance (the config's `plugins.devnet` and a network's `options` override them). */
+export type DevnetOptions = DevnetSettings;
+
+/** An {@link EmbeddedUpstreamProvider} of the devnet, whose instances carry their seed. */
+export interface DevnetProvider extends EmbeddedUpstreamProvider {
+  /** `anvil` or `bor`. */
+  readonly kind: DevnetKind;
+  /** Starts (and seeds) instance `instance` for `network`. */
+  start(instance: string, network: NetworkConfig): Promise<DevnetInstance>;
+}
+
+/** The devnet plugin: its providers, and the instances they started (for tests to find the seed). */
+export interface DevnetPlugin extends TollgatePlugin {
+  /** The `anvil` and `bor` providers. */
+  readonly providers: readonly DevnetProvider[];
+  /** A started instance by `kind` or `kind#instance` (`anvil` means `anvil#default`); the latest if started twice. */
+  instance(id: string): DevnetInstance | undefined;
+  /** Every instance started and not yet stopped. */
+  instances(): DevnetInstance[];
+  /**
+   * The seed of a started instance (`anvil` by default).
+   *
+   * @throws Error when no such instance was started or it was not seeded.
+   */
+  getSeed(id?: string): DevnetSeed;
+  /** Stops every instance it started (the gateway stops them too; both are idempotent). */
+  stop(): Promise<void>;
+}
+
+function normalizeId(id: string): string {
+  return id.includes('#') ? id : `${id}#default`;
+}
+
+/**
+ * The devnet plugin: embedded EVM upstreams for an offline gateway and for tests. It provides two
+ * embedded upstream kinds:
+ * - `anvil`: an Anvil child process per instance, seeded with a contract, transactions and logs;
+ * - `bor`: the same, chain id 137 by default, behind a shim that answers `bor_getCurrentValidators`.
+ *
+ * @example
+ * ```ts
+ * const dev = devnet({ bulkLogs: 0 });
+ * const gateway = await createGateway({
+ *   config: { networks: [
+ *     { name: 'eth', families: ['evm'], upstreams: [{ embedded: 'anvil' }], options: { chainId: 1 } },
+ *     { name: 'polygon', families: ['evm', 'polygon'], upstreams: [{ embedded: 'bor' }] },
+ *   ] },
+ *   plugins: [httpTransport(), evmFamily(), polygonFamily(), dev],
+ * });
+ * const seed = dev.getSeed('anvil');
+ * ```
+ */
+export function devnet(options: DevnetOptions = {}): DevnetPlugin {
+  const codeSettings: DevnetSettings = { ...readDevnetSettings('devnet()', options as Record<string, unknown>), ...(options.anvil ? { anvil: options.anvil } : {}) };
+  let configSettings: DevnetSettings = {};
+  const started = new Map<string, DevnetInstance>();
+  const live = new Set<Promise<DevnetInstance>>();
+
+  const provider = (kind: DevnetKind, defaultChainId: number | undefined): DevnetProvider => ({
+    kind,
+    start(instance, network) {
+      const id = `${kind}#${instance}`;
+      let settings: ResolvedDevnetSettings;
+      try {
+        settings = resolveDevnetSettings(
+          [codeSettings, configSettings, readDevnetSettings(`networks["${network.name}"].options`, network.options)],
+          defaultChainId,
+        );
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+      const starting: Promise<DevnetInstance> = startDevnetInstance(kind, id, settings).then((devnetInstance) => {
+        const tracked: DevnetInstance = {
+          ...devnetInstance,
+          stop: async () => {
+            await devnetInstance.stop();
+            if (started.get(id) === tracked) started.delete(id);
+            live.delete(starting);
+          },
+        };
+        started.set(id, tracked);
+        return tracked;
+      });
+      live.add(starting);
+      starting.catch(() => live.delete(starting));
+      return starting;
+    },
+  });
+  const providers = [provider('anvil', undefined), provider('bor', 137)] as const;
+
+  const plugin: DevnetPlugin = {
+    name: DEVNET_PLUGIN,
+    providers,
+    register(container, config: GatewayConfig) {
+      configSettings = readDevnetSettings(`plugins.${DEVNET_PLUGIN}`, config.plugins[DEVNET_PLUGIN]);
+      for (const p of providers) container.register(Tokens.EmbeddedUpstream, { useValue: p });
+    },
+    instance(id) {
+      return started.get(normalizeId(id));
+    },
+    instances() {
+      return [...started.values()];
+    },
+    getSeed(id = 'anvil') {
+      const found = started.get(normalizeId(id));
+      if (found === undefined) throw new Error(`devnet: no instance "${normalizeId(id)}" was started`);
+      return found.getSeed();
+    },
+    async stop() {
+      const all = await Promise.allSettled([...live]);
+      await Promise.allSettled(all.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+    },
+  };
+  return plugin;
+}
