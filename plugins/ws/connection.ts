@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { WebSocket, RawData } from 'ws';
 import type { Subscription } from 'rxjs';
 import { Errors, type Credentials, type GatewayRuntime, type JsonRpcOutput, type Network, type RequestMeta } from '../../core/index.js';
@@ -29,6 +30,8 @@ export class WsConnection {
     this.#credentials = credentials;
     this.#meta = meta;
     this.#settings = settings;
+    // Every call in flight listens on the connection's abort signal.
+    setMaxListeners(0, this.#aborted.signal);
     socket.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
     socket.on('pong', () => { this.#alive = true; });
     socket.on('close', () => this.#onClose());
@@ -67,11 +70,19 @@ export class WsConnection {
     if (this.#closing) return;
     const body = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     const input = isBinary ? body : body.toString('utf8');
-    const subscription = this.#gateway
+    let done = false;
+    let subscription: Subscription | undefined;
+    subscription = this.#gateway
       .jsonRpc({ transport: 'ws', network: this.#network, credentials: this.#credentials, body: input, meta: this.#meta, signal: this.#aborted.signal })
-      .subscribe({ next: (output) => this.#answer(output), complete: () => this.#settled(subscription) });
-    // A synchronous answer (a parse error) completes before `subscribe` returns.
-    if (!subscription.closed) {
+      .subscribe({
+        next: (output) => this.#answer(output),
+        complete: () => {
+          done = true;
+          this.#settled(subscription);
+        },
+      });
+    // A synchronous answer (a parse error) completes before `subscribe` returns: nothing is in flight then.
+    if (!done) {
       this.#calls.add(subscription);
       this.#flow();
     }
@@ -89,8 +100,8 @@ export class WsConnection {
     }
   }
 
-  #settled(subscription: Subscription): void {
-    this.#calls.delete(subscription);
+  #settled(subscription: Subscription | undefined): void {
+    if (subscription !== undefined) this.#calls.delete(subscription);
     if (this.#calls.size === 0) this.#idle?.();
     this.#flow();
   }
