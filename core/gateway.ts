@@ -22,6 +22,7 @@ import type { StageDefinition, StageDependencies } from './pipeline/stage.js';
 import { createJsonRpcEngine, type JsonRpcInput, type JsonRpcOutput } from './jsonrpc/engine.js';
 import type { ContextInit, GatewayRuntime } from './runtime.js';
 import { encodeError } from './jsonrpc/encode.js';
+import { MemoryUsageRecorder, usageOf, type CallObserver, type UsageRecorder } from './observe.js';
 import { Errors } from './errors/catalog.js';
 
 /** How to assemble a gateway. */
@@ -135,6 +136,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   container.register(Tokens.CreditLedger, { useValue: new MemoryCreditLedger() });
   container.register(Tokens.RateLimiter, { useValue: new MemoryRateLimiter() });
   container.register(Tokens.UpstreamSelector, { useValue: new RotatingSelector() });
+  container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
   for (const plugin of plugins) plugin.register(container, config);
 
   const families = new Map<string, NetworkFamily>();
@@ -213,7 +215,27 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     clock,
     logger,
   };
-  const execute = buildPipeline(deps, resolveAllOptional<StageDefinition>(container, Tokens.Stage));
+  const usage = container.resolve<UsageRecorder>(Tokens.UsageRecorder);
+  const observers = resolveAllOptional<CallObserver>(container, Tokens.CallObserver);
+  const finished = (ctx: RequestContext): void => {
+    const event = usageOf(ctx, clock.now());
+    if (event !== undefined) {
+      try {
+        const recorded = usage.record(event);
+        if (recorded instanceof Promise) recorded.catch((error: unknown) => logger.error({ err: error }, 'usage recording failed'));
+      } catch (error) {
+        logger.error({ err: error }, 'usage recording failed');
+      }
+    }
+    for (const observer of observers) {
+      try {
+        observer.callFinished(ctx);
+      } catch (error) {
+        logger.error({ err: error }, 'call observer failed');
+      }
+    }
+  };
+  const execute = buildPipeline(deps, resolveAllOptional<StageDefinition>(container, Tokens.Stage), finished);
   const transports = resolveAllOptional<Transport>(container, Tokens.Transport);
 
   const createContext = (init: ContextInit): RequestContext => ({

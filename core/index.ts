@@ -34,6 +34,7 @@ export { utcDay, nextUtcMidnight, type CreditLedger, type DebitReceipt, type Deb
 export { MemoryCreditLedger } from './metering/memory-credit-ledger.js';
 export { MemoryRateLimiter, type RateLimiter, type RateDecision, type RateAllowed, type RateRefused } from './metering/rate-limiter.js';
 export { systemClock, type Clock } from './clock.js';
+export { MemoryUsageRecorder, usageOf, type CallObserver, type UsageEvent, type UsageRecorder, type UsageTotals } from './observe.js';
 export { compileParams, type ParamsValidator } from './validation/compile-params.js';
 export { configSchema } from './config/schema.js';
 export { defaultPlans } from './config/default-plans.js';

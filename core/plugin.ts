@@ -11,6 +11,7 @@ import type { RateLimiter } from './metering/rate-limiter.js';
 import type { Clock } from './clock.js';
 import type { UpstreamSelector } from './upstream/selector.js';
 import type { GatewayRuntime } from './runtime.js';
+import type { CallObserver, UsageRecorder } from './observe.js';
 
 /**
  * A Tollgate plugin: registers providers (families, transports, stages, stores, embedded upstreams) into
@@ -93,6 +94,10 @@ export const Tokens = Object.freeze({
   RateLimiter: Symbol.for('tollgate.RateLimiter') as InjectionToken<RateLimiter>,
   /** The {@link UpstreamSelector} used by the route stage. */
   UpstreamSelector: Symbol.for('tollgate.UpstreamSelector') as InjectionToken<UpstreamSelector>,
+  /** Multi: every {@link CallObserver} (metrics, access logs). */
+  CallObserver: Symbol.for('tollgate.CallObserver') as InjectionToken<CallObserver>,
+  /** The {@link UsageRecorder} (default: in memory). */
+  UsageRecorder: Symbol.for('tollgate.UsageRecorder') as InjectionToken<UsageRecorder>,
   /** The gateway's {@link Clock}. */
   Clock: Symbol.for('tollgate.Clock') as InjectionToken<Clock>,
   /** The pino {@link Logger}. */

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { firstValueFrom } from 'rxjs';
 import {
-  ContextKey, Errors, GatewayError, Tokens, step, orderStages,
+  ContextKey, Errors, GatewayError, Tokens, step, orderStages, MemoryUsageRecorder,
   type CreditLedger, type MethodDefinition, type StageDefinition, type TollgatePlugin,
 } from '../core/index.js';
 import { startTestGateway } from './helpers/gateway.js';
@@ -109,4 +109,17 @@ t.test('handle() answers unknown networks and never throws', async (t) => {
   const parse = await firstValueFrom(gw.gateway.handle({ network: 'demo', apiKey: KEY, body: '{oops' }));
   t.equal(parse.status, 400);
   t.equal(JSON.parse(String(parse.body)).error.code, -32700);
+});
+
+t.test('every finished call is recorded in usage: calls, credits that stood, bytes, failures', async (t) => {
+  const usage = gw.gateway.container.resolve<MemoryUsageRecorder>(Tokens.UsageRecorder);
+  const day = new Date().toISOString().slice(0, 10);
+  const before = usage.usage('p', day).demo_echo ?? { calls: 0, credits: 0, bytes: 0, failed: 0 };
+  await firstValueFrom(call(['0x01']));
+  await firstValueFrom(call(['0xbeef']));
+  const after = usage.usage('p', day).demo_echo!;
+  t.equal(after.calls - before.calls, 2);
+  t.equal(after.credits - before.credits, 10, 'the refunded call adds no credits');
+  t.equal(after.failed - before.failed, 1);
+  t.equal(after.bytes - before.bytes, Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id: 1, result: '0x01' })));
 });

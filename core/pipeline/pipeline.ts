@@ -1,4 +1,4 @@
-import { catchError, defer, from, map, of, pipe, type Observable } from 'rxjs';
+import { catchError, defer, from, map, of, pipe, tap, type Observable } from 'rxjs';
 import type { RequestContext } from '../context.js';
 import { Errors } from '../errors/catalog.js';
 import { toGatewayError } from '../errors/gateway-error.js';
@@ -62,10 +62,15 @@ async function compensate(ctx: RequestContext, deps: StageDependencies): Promise
 
 /**
  * Assembles the pipeline: the core stages with plugin stages inserted, and a final handler that turns any
- * failure into `ctx.error` after running the call's compensations. The returned function is lazy: nothing
- * happens until its observable is subscribed, and the observable never errors.
+ * failure into `ctx.error` after running the call's compensations, then hands the finished context to
+ * `finished` (usage and observers). The returned function is lazy: nothing happens until its observable
+ * is subscribed, and the observable never errors.
  */
-export function buildPipeline(deps: StageDependencies, extra: readonly StageDefinition[]): (ctx: RequestContext) => Observable<RequestContext> {
+export function buildPipeline(
+  deps: StageDependencies,
+  extra: readonly StageDefinition[],
+  finished: (ctx: RequestContext) => void = () => {},
+): (ctx: RequestContext) => Observable<RequestContext> {
   const byName = new Map<string, Stage>();
   for (const name of CORE_STAGES) byName.set(name, coreFactories[name](deps));
   for (const stage of extra) byName.set(stage.name, stage.create(deps));
@@ -79,5 +84,6 @@ export function buildPipeline(deps: StageDependencies, extra: readonly StageDefi
         if (ctx.error.entry === Errors.INTERNAL_ERROR) deps.logger.error({ call: ctx.id, err: error }, 'call failed inside the gateway');
         return ctx.compensations.length === 0 ? of(ctx) : from(compensate(ctx, deps)).pipe(map(() => ctx));
       }),
+      tap(finished),
     );
 }
