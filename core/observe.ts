@@ -67,7 +67,7 @@ export class MemoryUsageRecorder implements UsageRecorder {
 
   /** Totals per method of `keyId` on the UTC `day` (`YYYY-MM-DD`). */
   usage(keyId: string, day: string): Record<string, UsageTotals> {
-    return Object.fromEntries(this.#totals.get(`${keyId}|${day}`) ?? []);
+    return Object.fromEntries([...(this.#totals.get(`${keyId}|${day}`) ?? [])].map(([method, totals]) => [method, { ...totals }]));
   }
 }
 
