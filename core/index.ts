@@ -27,7 +27,7 @@ export { encodeRequest, encodeError } from './jsonrpc/encode.js';
 export type { JsonRpcId, JsonRpcRequest, JsonRpcResponse, JsonRpcSuccess, JsonRpcFailure, JsonRpcErrorObject } from './jsonrpc/types.js';
 export { Upstream, type UpstreamRequest, type UpstreamSettings } from './upstream/upstream.js';
 export { UpstreamFailure, classifyTransportError, type FailureKind } from './upstream/upstream-failure.js';
-export { RotatingSelector, type UpstreamSelector } from './upstream/selector.js';
+export { RotatingSelector, type UpstreamSelector, type UpstreamStatus } from './upstream/selector.js';
 export type { KeyStore, ApiKeyRecord, Plan } from './metering/keys.js';
 export { StaticKeyStore } from './metering/config-key-store.js';
 export { utcDay, nextUtcMidnight, type CreditLedger, type DebitReceipt, type DebitResult, type DebitTaken, type DebitRefused, type Balance } from './metering/credit-ledger.js';

@@ -2,8 +2,26 @@ import type { RequestContext } from '../context.js';
 import type { Upstream } from './upstream.js';
 import type { UpstreamFailure } from './upstream-failure.js';
 
+/** What operators see of one upstream (served by an admin endpoint, exported as metrics). */
+export interface UpstreamStatus {
+  /** The upstream's name. */
+  readonly name: string;
+  /** Its network. */
+  readonly network: string;
+  /** Primary or partner. */
+  readonly role: 'primary' | 'partner';
+  /** Whether the selector currently sends it traffic. */
+  readonly healthy: boolean;
+  /** Calls waiting on it now. */
+  readonly inFlight: number;
+  /** Selector-specific details (breaker state, head, latency, counters...). */
+  readonly details: Readonly<Record<string, unknown>>;
+}
+
 /** Chooses which upstreams a call may go to, in order, and learns from how they did. */
 export interface UpstreamSelector {
+  /** The state of every upstream it knows, for operators. */
+  status?(): UpstreamStatus[];
   /** The upstreams to try for this call, best first. Empty when none may serve it. */
   select(ctx: RequestContext): readonly Upstream[];
   /** An upstream answered. */
