@@ -112,7 +112,7 @@ t.test('handle() answers unknown networks and never throws', async (t) => {
 });
 
 t.test('every finished call is recorded in usage: calls, credits that stood, bytes, failures', async (t) => {
-  const usage = gw.gateway.container.resolve<MemoryUsageRecorder>(Tokens.UsageRecorder);
+  const usage = gw.gateway.container.resolve(Tokens.UsageRecorder) as MemoryUsageRecorder;
   const day = new Date().toISOString().slice(0, 10);
   const before = usage.usage('p', day).demo_echo ?? { calls: 0, credits: 0, bytes: 0, failed: 0 };
   await firstValueFrom(call(['0x01']));
