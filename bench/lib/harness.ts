@@ -1,0 +1,348 @@
+/**
+ * The parts every scenario shares: the run options, starting server children (with profiling when asked),
+ * measuring targets in interleaved rounds, and comparing them.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { failures, runLoad, type LoadRequest, type LoadResult } from './load.js';
+import { cpuDelta, ownCpuTime, totalCpuTime } from './cpu.js';
+import { REPO_ROOT, spawnServer, type ServerHandle } from './processes.js';
+import { summarizeProfile, type ProfileSummary } from './cpuprofile.js';
+
+/** Options of a bench run (from flags, environment and `--quick`). */
+export interface BenchOptions {
+  /** Measured seconds per target per round. */
+  readonly duration: number;
+  /** Unmeasured seconds of load on each target before its first round (lets the JIT settle). */
+  readonly prime: number;
+  /** Unmeasured seconds of load before each measurement. */
+  readonly warmup: number;
+  /** Concurrent connections of the load generator. */
+  readonly connections: number;
+  /** Rounds; each round measures every target once, in the same order (A B C D A B C D ...). */
+  readonly rounds: number;
+  /** CI smoke mode: short runs, same checks. */
+  readonly quick: boolean;
+  /** JSON-RPC method the JSON-RPC scenarios call (`eth_chainId` or `eth_blockNumber`). */
+  readonly method: string;
+  /** Write a CPU profile of every Node server child and summarize it. */
+  readonly profile: boolean;
+  /** Where profiles go. */
+  readonly profileDir: string;
+  /** Only these targets (by name); all when undefined. */
+  readonly targets?: readonly string[];
+}
+
+/** A target as a scenario declares it: started only when selected. */
+export interface TargetDefinition {
+  /** Short name (table row, `--target`). */
+  readonly name: string;
+  /** One line on what it is. */
+  readonly description: string;
+  /** Starts it (a server child from {@link startServer}, or nothing for an upstream already running). */
+  start(options: BenchOptions): Promise<StartedTarget>;
+}
+
+/** What starting a target gives. */
+export interface StartedTarget {
+  /** Base URL. */
+  readonly url: string;
+  /** The request to send and how to check its answers. */
+  readonly request: LoadRequest;
+  /** Processes whose CPU is the target's own (the server under test). */
+  readonly serverPids: readonly number[];
+  /** The server child, when the target started one (stopped, and its profile read, by the harness). */
+  readonly server?: ServerHandle;
+}
+
+/** A target, ready to be loaded. */
+export interface Target {
+  /** Short name (table row). */
+  readonly name: string;
+  /** One line on what it is. */
+  readonly description: string;
+  /** Base URL. */
+  readonly url: string;
+  /** The request to send and how to check its answers. */
+  readonly request: LoadRequest;
+  /** Processes whose CPU is the target's own (the server under test). */
+  readonly serverPids: readonly number[];
+  /** Called once, right before the target's first measurement (starts a requested profile). */
+  readonly beforeFirstMeasurement?: () => void;
+}
+
+/** One measurement of a target. */
+export interface RoundResult extends LoadResult {
+  /** Round number, from 1. */
+  readonly round: number;
+  /** CPU cores the server used on average during the measurement (1.0 = one core busy). */
+  readonly serverCores: number;
+  /** CPU cores the shared upstream used. */
+  readonly upstreamCores: number;
+  /** CPU cores the load generator (this process) used. */
+  readonly loadgenCores: number;
+  /** Server CPU time per correct answer, microseconds. */
+  readonly serverMicrosPerRequest: number;
+  /** Its user-space part. */
+  readonly serverUserMicrosPerRequest: number;
+  /** Its kernel part. */
+  readonly serverSystemMicrosPerRequest: number;
+  /** Failed responses during the warm-up before this measurement (and the priming run, in round 1). */
+  readonly warmupFailures: number;
+  /** Responses during that warm-up. */
+  readonly warmupResponses: number;
+}
+
+/** A target's measurements and their medians. */
+export interface TargetReport {
+  readonly name: string;
+  readonly description: string;
+  readonly rounds: readonly RoundResult[];
+  /** Median over rounds of correct answers per second. */
+  readonly okPerSecond: number;
+  /** Median over rounds of the p50 latency, ms. */
+  readonly p50: number;
+  /** Median over rounds of the p99 latency, ms. */
+  readonly p99: number;
+  /** Median server CPU per correct answer, µs. */
+  readonly serverMicrosPerRequest: number;
+  /** Median user-space server CPU per correct answer, µs. */
+  readonly serverUserMicrosPerRequest: number;
+  /** Median kernel server CPU per correct answer, µs. */
+  readonly serverSystemMicrosPerRequest: number;
+  /** Median server cores busy. */
+  readonly serverCores: number;
+  /** Median upstream cores busy. */
+  readonly upstreamCores: number;
+  /** Median load generator cores busy. */
+  readonly loadgenCores: number;
+  /** Sums over all rounds. */
+  readonly totals: { readonly responses: number; readonly ok: number; readonly non2xx: number; readonly badBody: number; readonly transportErrors: number; readonly warmupFailures: number };
+  /** Examples of failed responses. */
+  readonly samples: readonly string[];
+}
+
+/** A ratio between two targets, with an optional goal. */
+export interface ComparisonSpec {
+  /** Target whose throughput is divided. */
+  readonly numerator: string;
+  /** Target it is divided by. */
+  readonly denominator: string;
+  /** The ratio it must reach to PASS; informational when absent. */
+  readonly goal?: number;
+}
+
+/** A computed comparison. */
+export interface ComparisonReport extends ComparisonSpec {
+  /** `numerator/denominator`. */
+  readonly label: string;
+  /** Median over rounds of the per-round throughput ratio (each round compares neighbours in time). */
+  readonly ratio: number;
+  /** Smallest and largest per-round ratio. */
+  readonly range: readonly [number, number];
+  /** Ratio of server CPU per request, denominator's over numerator's (above 1: the numerator is cheaper). */
+  readonly cpuEfficiency: number;
+  /** PASS, MISS, or INFO when there is no goal. A ratio over a target with failures never passes. */
+  readonly verdict: 'PASS' | 'MISS' | 'INFO';
+  /** Why a ratio that reached its goal still does not pass. */
+  readonly reason?: string;
+}
+
+/** The median of `values` (NaN for none). */
+export function median(values: readonly number[]): number {
+  const finite = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (finite.length === 0) return NaN;
+  const mid = finite.length >> 1;
+  return finite.length % 2 === 1 ? finite[mid]! : (finite[mid - 1]! + finite[mid]!) / 2;
+}
+
+/**
+ * Spawns a Node server child (`bench/servers/<script>`). With `options.profile` set, it profiles its main
+ * thread from the first measurement on and writes `<profileDir>/<name>.cpuprofile` when it stops.
+ */
+export function startServer(name: string, script: string, args: Record<string, string>, options: BenchOptions): Promise<ServerHandle> {
+  const env: Record<string, string> = {};
+  if (options.profile) {
+    mkdirSync(options.profileDir, { recursive: true });
+    env.BENCH_CPU_PROFILE = profilePath(name, options);
+  }
+  const argv = Object.entries(args).map(([key, value]) => `--${key}=${value}`);
+  return spawnServer(name, script, { args: argv, env });
+}
+
+/** Where the profile of server `name` is written. */
+export function profilePath(name: string, options: BenchOptions): string {
+  return join(options.profileDir, `${name}.cpuprofile`);
+}
+
+function fmt(n: number, digits = 0): string {
+  return Number.isFinite(n) ? n.toFixed(digits) : '-';
+}
+
+/**
+ * Measures every target in `rounds` interleaved rounds (A B C D, A B C D, ...), each measurement after
+ * its own warm-up, so slow drift (thermal, other tenants) spreads over all targets alike. Before the first
+ * round every target is primed: a JIT needs far more than a 2 s warm-up to settle on a gateway's code.
+ */
+export async function measureTargets(targets: readonly Target[], options: BenchOptions, upstreamPids: readonly number[]): Promise<TargetReport[]> {
+  const results = new Map<string, RoundResult[]>(targets.map((t) => [t.name, []]));
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  const load = (target: Target, duration: number): Promise<LoadResult> =>
+    runLoad({ url: target.url, request: target.request, connections: options.connections, duration });
+  const primeFailures = new Map<string, number>();
+  if (options.prime > 0) {
+    log(`[bench] priming every target for ${options.prime} s (not measured)`);
+    for (const target of targets) primeFailures.set(target.name, failures(await load(target, options.prime)));
+  }
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const target of targets) {
+      let warmupFailures = round === 1 ? (primeFailures.get(target.name) ?? 0) : 0;
+      let warmupResponses = 0;
+      if (options.warmup > 0) {
+        const warm = await load(target, options.warmup);
+        warmupFailures += failures(warm);
+        warmupResponses = warm.responses;
+      }
+      if (round === 1) target.beforeFirstMeasurement?.();
+      const serverBefore = totalCpuTime(target.serverPids);
+      const upstreamBefore = totalCpuTime(upstreamPids);
+      const ownBefore = ownCpuTime();
+      const result = await load(target, options.duration);
+      const server = cpuDelta(serverBefore, totalCpuTime(target.serverPids));
+      const upstream = cpuDelta(upstreamBefore, totalCpuTime(upstreamPids));
+      const own = cpuDelta(ownBefore, ownCpuTime());
+      const perRequest = (seconds: number): number => (result.ok > 0 ? (seconds / result.ok) * 1e6 : NaN);
+      const measured: RoundResult = {
+        ...result,
+        round,
+        serverCores: (server.user + server.system) / result.seconds,
+        upstreamCores: (upstream.user + upstream.system) / result.seconds,
+        loadgenCores: (own.user + own.system) / result.seconds,
+        serverMicrosPerRequest: perRequest(server.user + server.system),
+        serverUserMicrosPerRequest: perRequest(server.user),
+        serverSystemMicrosPerRequest: perRequest(server.system),
+        warmupFailures,
+        warmupResponses,
+      };
+      results.get(target.name)!.push(measured);
+      const bad = failures(result);
+      log(
+        `[bench] round ${round}/${options.rounds} ${target.name.padEnd(14)} ${fmt(result.okPerSecond).padStart(6)} req/s  p50 ${fmt(result.latency.p50, 2)} ms  p99 ${fmt(result.latency.p99, 2)} ms  ` +
+          `server ${fmt(measured.serverCores * 100)}% cpu, ${fmt(measured.serverMicrosPerRequest)} us/req${bad > 0 ? `  FAILURES ${bad}` : ''}${warmupFailures > 0 ? `  (warm-up failures ${warmupFailures})` : ''}`,
+      );
+    }
+  }
+  return targets.map((target) => {
+    const rounds = results.get(target.name)!;
+    const sum = (pick: (r: RoundResult) => number): number => rounds.reduce((acc, r) => acc + pick(r), 0);
+    return {
+      name: target.name,
+      description: target.description,
+      rounds,
+      okPerSecond: median(rounds.map((r) => r.okPerSecond)),
+      p50: median(rounds.map((r) => r.latency.p50)),
+      p99: median(rounds.map((r) => r.latency.p99)),
+      serverMicrosPerRequest: median(rounds.map((r) => r.serverMicrosPerRequest)),
+      serverUserMicrosPerRequest: median(rounds.map((r) => r.serverUserMicrosPerRequest)),
+      serverSystemMicrosPerRequest: median(rounds.map((r) => r.serverSystemMicrosPerRequest)),
+      serverCores: median(rounds.map((r) => r.serverCores)),
+      upstreamCores: median(rounds.map((r) => r.upstreamCores)),
+      loadgenCores: median(rounds.map((r) => r.loadgenCores)),
+      totals: {
+        responses: sum((r) => r.responses),
+        ok: sum((r) => r.ok),
+        non2xx: sum((r) => r.non2xx),
+        badBody: sum((r) => r.badBody),
+        transportErrors: sum((r) => r.transportErrors),
+        warmupFailures: sum((r) => r.warmupFailures),
+      },
+      samples: [...new Set(rounds.flatMap((r) => r.samples))].slice(0, 3),
+    };
+  });
+}
+
+/** Total failures of a target over all measured rounds. */
+export function targetFailures(target: TargetReport): number {
+  return target.totals.non2xx + target.totals.badBody + target.totals.transportErrors;
+}
+
+/** Computes the comparisons between measured targets (skipping those with a target that was not run). */
+export function compare(targets: readonly TargetReport[], specs: readonly ComparisonSpec[]): ComparisonReport[] {
+  const byName = new Map(targets.map((t) => [t.name, t]));
+  return specs.filter((spec) => byName.has(spec.numerator) && byName.has(spec.denominator)).map((spec) => {
+    const a = byName.get(spec.numerator);
+    const b = byName.get(spec.denominator);
+    if (a === undefined || b === undefined) throw new Error(`comparison ${spec.numerator}/${spec.denominator}: unknown target`);
+    const perRound = a.rounds.map((r, i) => r.okPerSecond / (b.rounds[i]?.okPerSecond ?? NaN)).filter((v) => Number.isFinite(v));
+    const ratio = median(perRound);
+    const label = `${spec.numerator}/${spec.denominator}`;
+    const range: [number, number] = perRound.length === 0 ? [NaN, NaN] : [Math.min(...perRound), Math.max(...perRound)];
+    const cpuEfficiency = b.serverMicrosPerRequest / a.serverMicrosPerRequest;
+    if (spec.goal === undefined) return { ...spec, label, ratio, range, cpuEfficiency, verdict: 'INFO' as const };
+    const broken = [a, b].filter((t) => targetFailures(t) > 0).map((t) => t.name);
+    if (broken.length > 0) return { ...spec, label, ratio, range, cpuEfficiency, verdict: 'MISS' as const, reason: `failed responses from ${broken.join(', ')}` };
+    return { ...spec, label, ratio, range, cpuEfficiency, verdict: ratio >= spec.goal ? ('PASS' as const) : ('MISS' as const) };
+  });
+}
+
+/** A path relative to the repository root, for messages. */
+export function shown(path: string): string {
+  return relative(REPO_ROOT, path) || '.';
+}
+
+/** What {@link runTargets} measured. */
+export interface TargetsOutcome {
+  readonly targets: readonly TargetReport[];
+  readonly comparisons: readonly ComparisonReport[];
+  /** Profile summaries of the Node server targets (with `--profile`). */
+  readonly profiles?: Readonly<Record<string, ProfileSummary>>;
+}
+
+/**
+ * The usual body of a scenario: starts the selected targets one after the other (parallel start-ups
+ * would fight for the cores), measures them, compares them, stops them (also on failure) and reads their
+ * profiles.
+ */
+export async function runTargets(
+  definitions: readonly TargetDefinition[],
+  comparisons: readonly ComparisonSpec[],
+  options: BenchOptions,
+  upstreamPids: readonly number[],
+): Promise<TargetsOutcome> {
+  const unknown = (options.targets ?? []).filter((name) => !definitions.some((d) => d.name === name));
+  if (unknown.length > 0) throw new Error(`unknown target ${unknown.join(', ')} (known: ${definitions.map((d) => d.name).join(', ')})`);
+  const selected = definitions.filter((d) => options.targets === undefined || options.targets.includes(d.name));
+  const servers: ServerHandle[] = [];
+  try {
+    const targets: Target[] = [];
+    for (const definition of selected) {
+      const started = await definition.start(options);
+      if (started.server !== undefined) servers.push(started.server);
+      const server = started.server;
+      targets.push({
+        name: definition.name,
+        description: definition.description,
+        url: started.url,
+        request: started.request,
+        serverPids: started.serverPids,
+        ...(options.profile && server !== undefined ? { beforeFirstMeasurement: () => server.signal('SIGUSR2') } : {}),
+      });
+    }
+    const measured = await measureTargets(targets, options, upstreamPids);
+    // Servers write their profiles as they stop.
+    await Promise.all(servers.map((s) => s.stop()));
+    let profiles: Record<string, ProfileSummary> | undefined;
+    if (options.profile) {
+      profiles = {};
+      for (const server of servers) {
+        // The profile runs from the first measurement on: later rounds' warm-ups are in it too.
+        const rounds = measured.find((t) => t.name === server.name)?.rounds ?? [];
+        const requests = rounds.reduce((sum, r, i) => sum + r.responses + (i > 0 ? r.warmupResponses : 0), 0);
+        profiles[server.name] = { ...summarizeProfile(profilePath(server.name, options)), requests };
+      }
+    }
+    return { targets: measured, comparisons: compare(measured, comparisons), ...(profiles === undefined ? {} : { profiles }) };
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+  }
+}
