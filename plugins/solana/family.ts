@@ -1,0 +1,46 @@
+/**
+ * Assembles the solana network family: the method table, the address decode check, and the
+ * transports the methods are offered on.
+ *
+ * @module
+ */
+import type { MethodDefinition, NetworkFamily } from '../../core/index.js';
+import { SOLANA_METHODS } from './methods.js';
+import { pubkeyParamLimit } from './pubkey.js';
+
+/** The name of the family, as networks reference it in the config (`families: [solana]`). */
+export const SOLANA_FAMILY_NAME = 'solana';
+
+/**
+ * The transports the solana methods are offered on by default: HTTP only, as the spec shows them, and
+ * as a Solana node offers them (its WebSocket port serves subscriptions only). See the README.
+ */
+export const SOLANA_DEFAULT_TRANSPORTS: readonly string[] = Object.freeze(['http']);
+
+/** Options of {@link createSolanaFamily} and `solanaFamily()`. */
+export interface SolanaFamilyOptions {
+  /**
+   * The transports that offer the family's methods: transport names (default `['http']`), or `'all'`
+   * to offer them on every transport the gateway has (JSON-RPC over the gateway's WebSocket too).
+   */
+  readonly transports?: readonly string[] | 'all';
+}
+
+/** The hooks each method gets, by method name. */
+const HOOKS: Readonly<Record<string, Partial<MethodDefinition>>> = {
+  getAccountInfo: { limits: pubkeyParamLimit(0, 'address') },
+};
+
+/**
+ * The solana family: every method of {@link SOLANA_METHODS}, offered on `options.transports` (HTTP only
+ * by default), `getAccountInfo`'s address decoded before dispatch; its health probe is `getHealth`.
+ */
+export function createSolanaFamily(options: SolanaFamilyOptions = {}): NetworkFamily {
+  const transports = options.transports ?? SOLANA_DEFAULT_TRANSPORTS;
+  const offeredOn: Partial<MethodDefinition> = transports === 'all' ? {} : { transports: [...transports] };
+  return {
+    name: SOLANA_FAMILY_NAME,
+    methods: SOLANA_METHODS.map((method) => ({ ...method, ...offeredOn, ...HOOKS[method.name] })),
+    probe: { method: 'getHealth', params: [] },
+  };
+}
