@@ -2,12 +2,18 @@ import { Tokens, type EmbeddedUpstreamProvider, type GatewayConfig, type Network
 import { startDevnetInstance, type DevnetInstance, type DevnetKind } from './devnet-instance.js';
 import { readDevnetSettings, resolveDevnetSettings, type DevnetSettings, type ResolvedDevnetSettings } from './devnet-settings.js';
 import type { DevnetSeed } from './seed-types.js';
+import { liteSvmProvider, type LiteSvmProvider } from './solana/provider.js';
+import type { LiteSvmInstance, LiteSvmSettings } from './solana/instance.js';
+import type { SolanaSeed } from './solana/seed.js';
 
 /** The plugin's name, and the key of its settings under `plugins` in the config. */
 export const DEVNET_PLUGIN = 'devnet';
 
 /** Options of {@link devnet}: defaults for every instance (the config's `plugins.devnet` and a network's `options` override them). */
-export type DevnetOptions = DevnetSettings;
+export type DevnetOptions = DevnetSettings & {
+  /** Defaults for every `litesvm` (embedded Solana) instance. */
+  readonly litesvm?: LiteSvmSettings;
+};
 
 /** An {@link EmbeddedUpstreamProvider} of the devnet, whose instances carry their seed. */
 export interface DevnetProvider extends EmbeddedUpstreamProvider {
@@ -21,6 +27,16 @@ export interface DevnetProvider extends EmbeddedUpstreamProvider {
 export interface DevnetPlugin extends TollgatePlugin {
   /** The `anvil` and `bor` providers. */
   readonly providers: readonly DevnetProvider[];
+  /** The `litesvm` provider: embedded Solana upstreams. */
+  readonly litesvm: LiteSvmProvider;
+  /** A started `litesvm` instance (`litesvm` means `litesvm#default`). */
+  solanaInstance(id?: string): LiteSvmInstance | undefined;
+  /**
+   * The seed of a started `litesvm` instance (`litesvm` by default).
+   *
+   * @throws Error when no such instance was started or it was not seeded.
+   */
+  getSolanaSeed(id?: string): SolanaSeed;
   /** A started instance by `kind` or `kind#instance` (`anvil` means `anvil#default`); the latest if started twice. */
   instance(id: string): DevnetInstance | undefined;
   /** Every instance started and not yet stopped. */
@@ -40,10 +56,11 @@ function normalizeId(id: string): string {
 }
 
 /**
- * The devnet plugin: embedded EVM upstreams for an offline gateway and for tests. It provides two
+ * The devnet plugin: embedded upstreams for an offline gateway and for tests. It provides three
  * embedded upstream kinds:
  * - `anvil`: an Anvil child process per instance, seeded with a contract, transactions and logs;
- * - `bor`: the same, chain id 137 by default, behind a shim that answers `bor_getCurrentValidators`.
+ * - `bor`: the same, chain id 137 by default, behind a shim that answers `bor_getCurrentValidators`;
+ * - `litesvm`: an in-process LiteSVM Solana VM behind a JSON-RPC server answering as an agave node.
  *
  * @example
  * ```ts
@@ -95,13 +112,25 @@ export function devnet(options: DevnetOptions = {}): DevnetPlugin {
     },
   });
   const providers = [provider('anvil', undefined), provider('bor', 137)] as const;
+  const solana = liteSvmProvider(options.litesvm);
 
   const plugin: DevnetPlugin = {
     name: DEVNET_PLUGIN,
     providers,
+    litesvm: solana,
     register(container, config: GatewayConfig) {
       configSettings = readDevnetSettings(`plugins.${DEVNET_PLUGIN}`, config.plugins[DEVNET_PLUGIN]);
+      solana.configure(config.plugins[DEVNET_PLUGIN]);
       for (const p of providers) container.register(Tokens.EmbeddedUpstream, { useValue: p });
+      container.register(Tokens.EmbeddedUpstream, { useValue: solana });
+    },
+    solanaInstance(id) {
+      return solana.instance(id);
+    },
+    getSolanaSeed(id = 'litesvm') {
+      const found = solana.instance(id);
+      if (found === undefined) throw new Error(`devnet: no instance "${normalizeId(id)}" was started`);
+      return found.getSeed();
     },
     instance(id) {
       return started.get(normalizeId(id));
@@ -116,7 +145,7 @@ export function devnet(options: DevnetOptions = {}): DevnetPlugin {
     },
     async stop() {
       const all = await Promise.allSettled([...live]);
-      await Promise.allSettled(all.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+      await Promise.allSettled([...all.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)), solana.stop()]);
     },
   };
   return plugin;

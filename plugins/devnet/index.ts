@@ -1,7 +1,8 @@
 /**
- * The devnet plugin: embedded, offline EVM upstreams for the example gateway, tests and benchmarks.
- * `devnet()` provides the embedded upstream kinds `anvil` (a seeded Anvil child process) and `bor` (the
- * same behind a shim answering `bor_getCurrentValidators`). The building blocks are exported too.
+ * The devnet plugin: embedded, offline upstreams for the example gateway, tests and benchmarks.
+ * `devnet()` provides the embedded upstream kinds `anvil` (a seeded Anvil child process), `bor` (the
+ * same behind a shim answering `bor_getCurrentValidators`) and `litesvm` (an in-process Solana VM
+ * behind a JSON-RPC server answering as an agave node). The building blocks are exported too.
  *
  * @packageDocumentation
  */
@@ -20,3 +21,13 @@ export { borValidators, type BorValidator, type BorSignerInput, type BorSignerCo
 export { BOR_VALIDATORS_METHOD } from './bor-answer.js';
 export { JsonRpcClient, JsonRpcCallError } from './json-rpc-client.js';
 export { abiWord, bytes32, encodeCall, encodeErrorString, encodePanic, quantity, type Address, type Hex } from './abi-words.js';
+export { liteSvmProvider, type LiteSvmProvider } from './solana/provider.js';
+export { startLiteSvmInstance, readLiteSvmSettings, type LiteSvmInstance, type LiteSvmSettings } from './solana/instance.js';
+export { LiteSvmNode, LITESVM_NODE_VERSION, RENT_EXEMPT_EPOCH, SYSTEM_PROGRAM_ID, type LiteSvmNodeOptions, type NodeAccount, type AccountInput, type Commitment } from './solana/litesvm-node.js';
+export { startLiteSvmServer, type LiteSvmServer, type LiteSvmServerOptions } from './solana/rpc-server.js';
+export { SOLANA_NODE_METHODS, type Method as SolanaNodeMethod, type MethodContext as SolanaNodeMethodContext } from './solana/rpc-methods.js';
+export { encodeAccount, sliceData, MAX_BASE58_BYTES, type AccountEncoding, type DataSlice } from './solana/account-encoding.js';
+export { parseAccountData, type ParsedAccount, type ParseContext } from './solana/parsers/parse-account.js';
+export { seedSolana, seedAddress, mintData, tokenAccountData, nonceData, MEMO_PROGRAM_ID, type SolanaSeed, type SeededAccount } from './solana/seed.js';
+export { RpcError as SolanaRpcError } from './solana/rpc-error.js';
+export { jsonText, rustF64, RawJson } from './solana/json-text.js';

@@ -1,0 +1,169 @@
+/**
+ * A LiteSVM virtual machine run as a node: its slot advances on a timer, and it answers for accounts
+ * at a commitment level the way an agave bank does.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import bs58 from 'bs58';
+import { Account, Clock, FeatureSet, LiteSVM } from 'litesvm';
+
+/** The account fields a node reports. */
+export interface NodeAccount {
+  /** Balance, in lamports. */
+  readonly lamports: bigint;
+  /** The account's data. */
+  readonly data: Uint8Array;
+  /** Owner program, base-58. */
+  readonly owner: string;
+  /** Whether it holds a program. */
+  readonly executable: boolean;
+  /** Epoch in which it next owes rent (u64::MAX for rent-exempt accounts on modern clusters). */
+  readonly rentEpoch: bigint;
+}
+
+/** An account to write into the VM; `rentEpoch` defaults to u64::MAX, `executable` to false. */
+export interface AccountInput {
+  /** Balance, in lamports. */
+  readonly lamports: bigint | number;
+  /** The account's data (default empty). */
+  readonly data?: Uint8Array;
+  /** Owner program, base-58 (default the system program). */
+  readonly owner?: string;
+  /** Whether it holds a program (LiteSVM checks executable accounts hold valid program data). */
+  readonly executable?: boolean;
+  /** Rent epoch (default u64::MAX, as modern agave reports for rent-exempt accounts). */
+  readonly rentEpoch?: bigint | number;
+}
+
+/** A commitment level. */
+export type Commitment = 'processed' | 'confirmed' | 'finalized';
+
+/** u64::MAX: the rent epoch of rent-exempt accounts. */
+export const RENT_EXEMPT_EPOCH = 0xffffffffffffffffn;
+/** The system program. */
+export const SYSTEM_PROGRAM_ID = '11111111111111111111111111111111';
+
+/** How a {@link LiteSvmNode} runs. */
+export interface LiteSvmNodeOptions {
+  /** Milliseconds per slot (default 400, a cluster's target); 0 stops the timer (slots then move with {@link LiteSvmNode.advance}). */
+  readonly slotMs?: number;
+  /** The slot it starts at (default 0, as a fresh validator). */
+  readonly startSlot?: bigint | number;
+  /** Slots `confirmed` lags behind `processed` (default 1). */
+  readonly confirmedLag?: number;
+  /** Slots `finalized` lags behind `processed` (default 32, about a cluster's lockout depth). */
+  readonly finalizedLag?: number;
+  /** Reported software version: `getVersion`'s `solana-core`, `context.apiVersion`, the node's `version` (default `2.0.15`). */
+  readonly version?: string;
+  /** Seed of the node's identity key (default `"tollgate-litesvm"`): the same seed gives the same `pubkey`. */
+  readonly identitySeed?: string;
+}
+
+/** The default reported software version (an agave release whose RPC answers this node reproduces). */
+export const LITESVM_NODE_VERSION = '2.0.15';
+
+type InnerSvm = {
+  getAccount(pubkey: Uint8Array): Account | null;
+  setAccount(pubkey: Uint8Array, account: Account): void;
+};
+
+/** A LiteSVM VM with a slot clock, read and written by base-58 address. */
+export class LiteSvmNode {
+  /** The VM. */
+  readonly svm: LiteSVM;
+  /** The node's identity public key, base-58. */
+  readonly identity: string;
+  /** Reported software version. */
+  readonly version: string;
+  /** First four bytes (little-endian u32) of a hash of the active feature ids (LiteSVM enables all). */
+  readonly featureSet: number;
+  /** Shred version (u16), derived from the identity as a cluster derives it from its genesis. */
+  readonly shredVersion: number;
+  readonly #inner: InnerSvm;
+  readonly #confirmedLag: bigint;
+  readonly #finalizedLag: bigint;
+  #slot: bigint;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: LiteSvmNodeOptions = {}) {
+    this.svm = new LiteSVM();
+    // LiteSVM's convenience setAccount always writes rentEpoch 0; the native VM behind it takes the full account.
+    this.#inner = (this.svm as unknown as { inner: InnerSvm }).inner;
+    this.version = options.version ?? LITESVM_NODE_VERSION;
+    this.#confirmedLag = BigInt(options.confirmedLag ?? 1);
+    this.#finalizedLag = BigInt(options.finalizedLag ?? 32);
+    const identity = createHash('sha256').update(options.identitySeed ?? 'tollgate-litesvm').digest();
+    this.identity = bs58.encode(identity);
+    this.shredVersion = identity.readUInt16LE(0) || 1;
+    // LiteSVM runs with every feature enabled; agave reports the first 4 bytes of a hash of its feature ids.
+    const featureHash = createHash('sha256');
+    for (const id of FeatureSet.allEnabled().getActiveFeatures().map((f) => Buffer.from(f)).sort(Buffer.compare)) featureHash.update(id);
+    this.featureSet = featureHash.digest().readUInt32LE(0);
+    this.#slot = BigInt(options.startSlot ?? 0);
+    this.#syncClock();
+    const slotMs = options.slotMs ?? 400;
+    if (slotMs > 0) {
+      this.#timer = setInterval(() => this.advance(), slotMs);
+      this.#timer.unref();
+    }
+  }
+
+  /** The slot at `commitment` (processed: the head; confirmed and finalized lag behind it). */
+  slot(commitment: Commitment = 'finalized'): bigint {
+    const lag = commitment === 'processed' ? 0n : commitment === 'confirmed' ? this.#confirmedLag : this.#finalizedLag;
+    return this.#slot > lag ? this.#slot - lag : 0n;
+  }
+
+  /** Moves the head forward by `slots` (default 1) and the VM's clock with it. */
+  advance(slots = 1): void {
+    this.#slot += BigInt(slots);
+    this.#syncClock();
+  }
+
+  #syncClock(): void {
+    this.svm.warpToSlot(this.#slot);
+    const clock = this.svm.getClock();
+    const schedule = this.svm.getEpochSchedule();
+    const epoch = schedule.warmup ? 0n : this.#slot / schedule.slotsPerEpoch;
+    this.svm.setClock(new Clock(this.#slot, clock.epochStartTimestamp, epoch, epoch + 1n, BigInt(Math.floor(Date.now() / 1000))));
+  }
+
+  /** The account at `address` as a node reports it, or null when it does not exist (no lamports). */
+  getAccount(address: string): NodeAccount | null {
+    const account = this.#inner.getAccount(bs58.decode(address));
+    if (account === null || account.lamports() === 0n) return null;
+    return {
+      lamports: account.lamports(),
+      data: account.data(),
+      owner: bs58.encode(account.owner()),
+      executable: account.executable(),
+      rentEpoch: account.rentEpoch(),
+    };
+  }
+
+  /** Writes an account with every field, `rentEpoch` included. */
+  setAccount(address: string, input: AccountInput): void {
+    this.#inner.setAccount(
+      bs58.decode(address),
+      new Account(
+        BigInt(input.lamports),
+        input.data ?? new Uint8Array(0),
+        bs58.decode(input.owner ?? SYSTEM_PROGRAM_ID),
+        input.executable ?? false,
+        BigInt(input.rentEpoch ?? RENT_EXEMPT_EPOCH),
+      ),
+    );
+  }
+
+  /** Lamports an account of `size` bytes needs to be rent-exempt. */
+  rentExemptMinimum(size: number): bigint {
+    return this.svm.minimumBalanceForRentExemption(BigInt(size));
+  }
+
+  /** Stops the slot timer. Idempotent. */
+  stop(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
