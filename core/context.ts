@@ -46,6 +46,11 @@ export interface UpstreamReply {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** The response body; a stream for streaming APIs. */
   readonly body: Uint8Array | NodeJS.ReadableStream;
+  /**
+   * Trailers the upstream sent after a streamed body (kubo's `X-Stream-Error`, for instance), complete
+   * once the body has ended; absent when the upstream client does not expose them.
+   */
+  readonly trailers?: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 /** Undoes an effect of an earlier stage (a debit) when the call ends in a gateway error. */

@@ -13,6 +13,7 @@ import { NetworkDirectory } from './network-directory.js';
 import { Tokens, type EmbeddedUpstreamInstance, type EmbeddedUpstreamProvider, type TollgatePlugin, type Transport } from './plugin.js';
 import { systemClock, type Clock } from './clock.js';
 import { StaticKeyStore } from './metering/config-key-store.js';
+import { hashSecretSync } from './metering/secret-hash.js';
 import { MemoryCreditLedger } from './metering/memory-credit-ledger.js';
 import { MemoryRateLimiter } from './metering/rate-limiter.js';
 import { RotatingSelector } from './upstream/selector.js';
@@ -130,8 +131,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   container.register(Tokens.Config, { useValue: config });
   container.register(Tokens.Clock, { useValue: clock });
   container.register(Tokens.Logger, { useValue: logger });
+  // Only the scrypt hash of a key's secret is kept, in the key store and in the (copied) resolved config alike.
+  for (const k of config.keys) {
+    if (k.secret === undefined) continue;
+    k.secretHash ??= hashSecretSync(k.secret);
+    delete k.secret;
+  }
   container.register(Tokens.KeyStore, {
-    useValue: new StaticKeyStore(config.keys.map((k) => [k.key, { id: keyIdOf(k.key, k.id), plan: k.plan, settings: k.settings }] as const)),
+    useValue: new StaticKeyStore(config.keys.map((k) => [k.key, { id: keyIdOf(k.key, k.id), plan: k.plan, settings: k.settings, secretHash: k.secretHash }] as const)),
   });
   container.register(Tokens.CreditLedger, { useValue: new MemoryCreditLedger() });
   container.register(Tokens.RateLimiter, { useValue: new MemoryRateLimiter() });

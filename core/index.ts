@@ -30,6 +30,7 @@ export { UpstreamFailure, classifyTransportError, type FailureKind } from './ups
 export { RotatingSelector, type UpstreamSelector, type UpstreamStatus } from './upstream/selector.js';
 export type { KeyStore, ApiKeyRecord, Plan } from './metering/keys.js';
 export { StaticKeyStore } from './metering/config-key-store.js';
+export { hashSecret, hashSecretSync, verifySecret, isSecretHash, SECRET_HASH_PREFIX } from './metering/secret-hash.js';
 export { utcDay, nextUtcMidnight, type CreditLedger, type DebitReceipt, type DebitResult, type DebitTaken, type DebitRefused, type Balance } from './metering/credit-ledger.js';
 export { MemoryCreditLedger } from './metering/memory-credit-ledger.js';
 export { MemoryRateLimiter, type RateLimiter, type RateDecision, type RateAllowed, type RateRefused } from './metering/rate-limiter.js';

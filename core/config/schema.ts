@@ -58,6 +58,8 @@ export const configSchema: Readonly<Record<string, unknown>> = {
           key: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,128}$', description: 'The API key clients put in the URL.' },
           id: { type: 'string', minLength: 1, description: 'Loggable id of the key (default derived from a hash of the key).' },
           plan: { type: 'string', description: 'Name of the key\'s plan.' },
+          secret: { type: 'string', minLength: 8, description: 'The key\'s secret, for APIs that take one (the file-storage API\'s HTTP basic password). Only its scrypt hash is kept in memory.' },
+          secretHash: { type: 'string', pattern: '^scrypt\\$[A-Za-z0-9+/]+={0,2}\\$[A-Za-z0-9+/]+={0,2}$', description: 'The secret already hashed (scrypt$<salt>$<hash>, from hashSecret), so the file need not hold it; wins over secret.' },
           settings: { type: 'object', description: 'Free-form settings read by plugins.' },
         },
       },

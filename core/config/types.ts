@@ -16,6 +16,10 @@ export interface KeyConfig {
   id?: string;
   /** Name of the key's plan. */
   plan: string;
+  /** The key's secret, for APIs that take one (the file-storage API's HTTP basic password); only its scrypt hash is kept. */
+  secret?: string;
+  /** The secret already hashed (`scrypt$<salt>$<hash>`, see `hashSecret`); wins over {@link KeyConfig.secret}. */
+  secretHash?: string;
   /** Free-form settings for plugins (allowlists, for example). */
   settings?: Record<string, unknown>;
 }
