@@ -4,8 +4,8 @@ import type { GatewayConfigInput } from '../../core/index.js';
 export const DEMO_API_KEY = 'tollgate-demo-key-0001';
 
 /**
- * The configuration `npm start` uses without `--config`: an Ethereum-like and a Polygon-like network on
- * embedded, offline upstreams, and one demo key on the Growth plan.
+ * The configuration `npm start` uses without `--config`: an Ethereum-like, a Polygon-like and a Solana
+ * network on embedded, offline upstreams, and one demo key on the Growth plan.
  */
 export const defaultConfig: GatewayConfigInput = {
   server: { host: '127.0.0.1', port: 8545 },
@@ -14,5 +14,6 @@ export const defaultConfig: GatewayConfigInput = {
   networks: [
     { name: 'eth-devnet', families: ['evm'], upstreams: [{ name: 'anvil', embedded: 'anvil' }] },
     { name: 'polygon-devnet', families: ['evm', 'polygon'], upstreams: [{ name: 'bor', embedded: 'bor' }] },
+    { name: 'solana-devnet', families: ['solana'], upstreams: [{ name: 'litesvm', embedded: 'litesvm' }] },
   ],
 };
