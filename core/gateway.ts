@@ -16,7 +16,7 @@ import { StaticKeyStore } from './metering/config-key-store.js';
 import { hashSecretSync } from './metering/secret-hash.js';
 import { MemoryCreditLedger } from './metering/memory-credit-ledger.js';
 import { MemoryRateLimiter } from './metering/rate-limiter.js';
-import { RotatingSelector } from './upstream/selector.js';
+import { FailoverSelector } from './upstream/failover-selector.js';
 import { Upstream } from './upstream/upstream.js';
 import { buildPipeline } from './pipeline/pipeline.js';
 import type { StageDefinition, StageDependencies } from './pipeline/stage.js';
@@ -142,7 +142,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   container.register(Tokens.CreditLedger, { useValue: new MemoryCreditLedger() });
   container.register(Tokens.RateLimiter, { useValue: new MemoryRateLimiter() });
-  container.register(Tokens.UpstreamSelector, { useValue: new RotatingSelector() });
+  container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger }) });
   container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
   for (const plugin of plugins) plugin.register(container, config);
 
@@ -196,6 +196,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
               timeoutMs: u.timeoutMs ?? config.upstreamDefaults.timeoutMs,
               connectTimeoutMs: config.upstreamDefaults.connectTimeoutMs,
               connections: u.connections ?? config.upstreamDefaults.connections,
+              weight: u.weight ?? 1,
               keepAliveTimeoutMs: config.upstreamDefaults.keepAliveTimeoutMs,
             });
             upstreams.push(upstream);
@@ -222,6 +223,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     clock,
     logger,
   };
+  // Health probes and breaker trials run for the gateway's lifetime; close() stops them.
+  deps.selector.start?.(networks);
   const usage = container.resolve<UsageRecorder>(Tokens.UsageRecorder);
   const observers = resolveAllOptional<CallObserver>(container, Tokens.CallObserver);
   const finished = (ctx: RequestContext): void => {
@@ -319,6 +322,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         for (const plugin of [...plugins].reverse()) {
           try { await plugin.stop?.(); } catch (error) { logger.error({ err: error, plugin: plugin.name }, 'plugin failed to stop'); }
         }
+        await Promise.allSettled([deps.selector.stop?.()]);
         await Promise.allSettled(upstreams.map((u) => u.close()));
         await stopEmbedded();
       })();

@@ -1,4 +1,39 @@
 /**
+ * The failover fields, shared by the top-level `failover` section (with defaults) and a network's own
+ * `failover` (without, so that an absent field falls back to the top level).
+ */
+function failoverProperties(defaults: boolean): Record<string, unknown> {
+  const d = (value: unknown): { default?: unknown } => (defaults ? { default: value } : {});
+  return {
+    maxAttempts: { type: 'integer', minimum: 1, ...d(3), description: 'Primaries tried per call before giving up (partners, when eligible, are tried after them).' },
+    deadlineMs: { type: 'integer', minimum: 1, ...d(30000), description: 'Overall time for all attempts of one call, ms: no attempt starts after it, and an attempt\'s timeout is cut to what is left.' },
+    maxLagBlocks: { type: 'integer', minimum: 0, ...d(5), description: 'A primary whose head is more than this many blocks behind the highest head of the live primaries gets no traffic.' },
+    breaker: {
+      type: 'object',
+      additionalProperties: false,
+      ...d({}),
+      description: 'The circuit breaker of every upstream.',
+      properties: {
+        failureThreshold: { type: 'integer', minimum: 1, ...d(5), description: 'Consecutive failures (calls or probes) that open the breaker.' },
+        cooldownMs: { type: 'integer', minimum: 1, ...d(5000), description: 'How long an open breaker keeps the upstream out before one trial (a probe) may close it, ms.' },
+      },
+    },
+    probe: {
+      type: 'object',
+      additionalProperties: false,
+      ...d({}),
+      description: 'Active health probes (the network family\'s probe, e.g. eth_blockNumber), sent on networks with two or more upstreams.',
+      properties: {
+        intervalMs: { type: 'integer', minimum: 0, ...d(2000), description: 'Time between probes of each upstream, ms; 0 turns active probing off.' },
+        timeoutMs: { type: 'integer', minimum: 1, ...d(2000), description: 'Timeout of one probe, ms.' },
+      },
+    },
+    methods: { type: 'array', items: { type: 'string' }, description: 'Methods that may go to a partner provider (default: those their family marks failover-eligible).' },
+    plans: { type: 'array', items: { type: 'string' }, description: 'Plans whose calls may go to a partner provider (default: plans with failover: true).' },
+  };
+}
+
+/**
  * JSON Schema of the gateway configuration. It is the single source of truth for validation, defaults
  * and the configuration reference in the docs.
  */
@@ -100,10 +135,17 @@ export const configSchema: Readonly<Record<string, unknown>> = {
                 headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Extra headers sent upstream (auth).' },
                 timeoutMs: { type: 'integer', minimum: 1, description: 'Request timeout for this upstream, ms.' },
                 connections: { type: 'integer', minimum: 1, description: 'Keep-alive pool size for this upstream.' },
+                weight: { type: 'number', exclusiveMinimum: 0, default: 1, description: 'Share of traffic relative to the other primaries at the head (2 takes twice the share of 1).' },
               },
             },
           },
           options: { type: 'object', description: 'Options read by the network\'s families and embedded upstreams.' },
+          failover: {
+            type: 'object',
+            additionalProperties: false,
+            description: 'This network\'s failover settings, each overriding the top-level failover field of the same name.',
+            properties: failoverProperties(false),
+          },
         },
       },
     },
@@ -118,6 +160,13 @@ export const configSchema: Readonly<Record<string, unknown>> = {
         connections: { type: 'integer', minimum: 1, default: 64, description: 'Keep-alive pool size.' },
         keepAliveTimeoutMs: { type: 'integer', minimum: 1, default: 30000, description: 'Idle keep-alive time, ms.' },
       },
+    },
+    failover: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'Health checking, circuit breaking, retries and partner failover of every network (see docs/failover.md).',
+      properties: failoverProperties(true),
     },
     plugins: {
       type: 'object',

@@ -48,6 +48,8 @@ export interface UpstreamConfig {
   timeoutMs?: number;
   /** Maximum connections in this upstream's keep-alive pool. */
   connections?: number;
+  /** Share of traffic relative to the other primaries at the head (default 1; 2 takes twice the share). */
+  weight?: number;
 }
 
 /** A network the gateway serves. */
@@ -62,6 +64,60 @@ export interface NetworkConfig {
   upstreams: UpstreamConfig[];
   /** Options the network's families read (embedded upstream options, for example). */
   options?: Record<string, unknown>;
+  /** This network's failover settings; each field present overrides the top-level {@link GatewayConfig.failover}. */
+  failover?: NetworkFailoverConfig;
+}
+
+/** The circuit breaker of every upstream. */
+export interface BreakerConfig {
+  /** Consecutive failures (calls or probes) that open the breaker. */
+  failureThreshold: number;
+  /** How long an open breaker keeps the upstream out before one trial (a probe) may close it, in ms. */
+  cooldownMs: number;
+}
+
+/** Active health probes: the network family's probe (EVM `eth_blockNumber`), on networks with two or more upstreams. */
+export interface ProbeConfig {
+  /** Time between probes of each upstream, in ms; 0 turns active probing off. */
+  intervalMs: number;
+  /** Timeout of one probe, in ms. */
+  timeoutMs: number;
+}
+
+/** Health checking, circuit breaking, retries and partner failover. */
+export interface FailoverConfig {
+  /** Primaries tried per call before giving up; partners, when the call is eligible, are tried after them. */
+  maxAttempts: number;
+  /** Overall time for all attempts of one call, in ms: no attempt starts after it, and an attempt's timeout is cut to what is left. */
+  deadlineMs: number;
+  /** A primary more than this many blocks behind the highest head of the live primaries gets no traffic. */
+  maxLagBlocks: number;
+  /** The circuit breaker of every upstream. */
+  breaker: BreakerConfig;
+  /** Active health probes. */
+  probe: ProbeConfig;
+  /** Methods that may go to a partner provider (default: those their family marks `failover: true`). */
+  methods?: string[];
+  /** Plans whose calls may go to a partner provider (default: the plans with `failover: true`). */
+  plans?: string[];
+}
+
+/** A network's own failover settings: any field left out is taken from the top-level {@link FailoverConfig}. */
+export interface NetworkFailoverConfig {
+  /** See {@link FailoverConfig.maxAttempts}. */
+  maxAttempts?: number;
+  /** See {@link FailoverConfig.deadlineMs}. */
+  deadlineMs?: number;
+  /** See {@link FailoverConfig.maxLagBlocks}. */
+  maxLagBlocks?: number;
+  /** See {@link FailoverConfig.breaker}. */
+  breaker?: Partial<BreakerConfig>;
+  /** See {@link FailoverConfig.probe}. */
+  probe?: Partial<ProbeConfig>;
+  /** See {@link FailoverConfig.methods}. */
+  methods?: string[];
+  /** See {@link FailoverConfig.plans}. */
+  plans?: string[];
 }
 
 /** Server and protocol limits. */
@@ -112,6 +168,8 @@ export interface GatewayConfig {
   networks: NetworkConfig[];
   /** Defaults for every upstream. */
   upstreamDefaults: UpstreamDefaultsConfig;
+  /** Health checking, circuit breaking, retries and partner failover (a network may override any field). */
+  failover: FailoverConfig;
   /** Per-plugin settings, by plugin name. */
   plugins: Record<string, Record<string, unknown>>;
 }
@@ -130,6 +188,8 @@ export interface GatewayConfigInput {
   networks: NetworkConfig[];
   /** See {@link GatewayConfig.upstreamDefaults}. */
   upstreamDefaults?: Partial<UpstreamDefaultsConfig>;
+  /** See {@link GatewayConfig.failover}. */
+  failover?: NetworkFailoverConfig;
   /** See {@link GatewayConfig.plugins}. */
   plugins?: Record<string, Record<string, unknown>>;
 }

@@ -10,9 +10,64 @@ function firstByte(body: Uint8Array): number | undefined {
   return undefined;
 }
 
+/** Error bodies are small; a larger reply is a result and is never parsed here. */
+const MAX_ERROR_BODY = 4096;
+const ERROR_MEMBER = Buffer.from('"error"');
+
+/**
+ * What providers say when the *provider* is out of capacity or throttling the gateway, as opposed to the
+ * call being wrong: Infura's `daily request count exceeded, request rate limited`, EIP-1474's `-32005`
+ * `limit exceeded`, `rate limit`, `too many requests`, `compute units per second capacity`, QuickNode's
+ * `request limit reached`, `server is busy`... A query the node refuses for its size (`query returned
+ * more than 10000 results`, `query timeout exceeded`, a block range too large) is an answer for the
+ * client, and none of these phrases match it.
+ */
+const CAPACITY_MESSAGE = /\b(?:rate[\s_-]?limit(?:ed|s)?|too many requests|limit (?:exceeded|reached)|request (?:rate|count|limit) (?:exceeded|reached)|daily request count|capacity|quota|throttl\w*|compute units|credits? (?:limit|exhausted|exceeded)|(?:server|node) (?:is )?(?:too )?busy|over(?:loaded| rate limit))\b/i;
+
+const REVERT = /^\s*(?:execution reverted|vm exception|revert)/i;
+
+/** Error codes providers use for capacity errors; a message is still required to match for `-32005`, which is also the spec's query-limit code. */
+const CAPACITY_CODES = new Set([429, -32029, -32090, -32097, -32098, -32007, -32012]);
+
+/**
+ * Whether a JSON-RPC error object is the provider's own capacity or rate-limit error (so the call should
+ * go elsewhere, and the client must never see it as its own quota).
+ */
+export function isCapacityError(error: { code?: unknown; message?: unknown }): boolean {
+  const message = typeof error.message === 'string' ? error.message : '';
+  // A revert carries the contract's own words, whatever they say.
+  if (error.code === 3 || REVERT.test(message)) return false;
+  if (CAPACITY_MESSAGE.test(message)) return true;
+  return typeof error.code === 'number' && CAPACITY_CODES.has(error.code);
+}
+
+/**
+ * The provider capacity error in a small JSON-RPC error body, if it is one; undefined otherwise (and for
+ * any body that is large or has no `"error"` member, which is never parsed).
+ */
+export function capacityErrorOf(body: Uint8Array): { code: unknown; message: unknown } | undefined {
+  if (body.byteLength > MAX_ERROR_BODY) return undefined;
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (bytes.indexOf(ERROR_MEMBER) === -1) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const error = (parsed as { error?: unknown } | null)?.error;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const found = error as { code?: unknown; message?: unknown };
+  return isCapacityError(found) ? { code: found.code, message: found.message } : undefined;
+}
+
 /**
  * JSON-RPC over HTTP POST. The client's own bytes are forwarded when no stage rewrote the call;
  * notifications are sent with the gateway's call id so the gateway learns whether a node served them.
+ *
+ * A reply is a failure (tried elsewhere) when the upstream answered HTTP 429 or 5xx, refused the
+ * gateway's credentials (401, 403), sent no JSON-RPC body, or sent a provider capacity error (see
+ * {@link isCapacityError}). Anything else, a node's error for the call included, is the answer.
  */
 export const jsonRpcProtocol: CallProtocol = {
   encode(ctx) {
@@ -21,15 +76,25 @@ export const jsonRpcProtocol: CallProtocol = {
     return { body: encodeRequest(call.id === undefined ? ctx.id : call.id, call.method, ctx.params) };
   },
   inspect(reply) {
-    if (reply.status === 429) {
-      return new UpstreamFailure('overloaded', 'upstream answered HTTP 429', { maybeReceived: false, status: 429 });
+    const status = reply.status;
+    if (status === 429) {
+      return new UpstreamFailure('overloaded', 'upstream answered HTTP 429', { maybeReceived: false, status });
     }
-    if (reply.status >= 500) {
-      return new UpstreamFailure('status', `upstream answered HTTP ${reply.status}`, { maybeReceived: true, status: reply.status });
+    if (status >= 500) {
+      return new UpstreamFailure('status', `upstream answered HTTP ${status}`, { maybeReceived: true, status });
     }
-    const first = firstByte(reply.body as Uint8Array);
+    if (status === 401 || status === 403) {
+      return new UpstreamFailure('status', `upstream refused the gateway's credentials (HTTP ${status})`, { maybeReceived: false, status });
+    }
+    const body = reply.body as Uint8Array;
+    const first = firstByte(body);
     if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
-      return new UpstreamFailure('bad-response', `upstream answered HTTP ${reply.status} without a JSON-RPC body`, { maybeReceived: true, status: reply.status });
+      return new UpstreamFailure('bad-response', `upstream answered HTTP ${status} without a JSON-RPC body`, { maybeReceived: true, status });
+    }
+    const capacity = capacityErrorOf(body);
+    if (capacity !== undefined) {
+      // The provider refused the call before running it: safe to send elsewhere, even a transaction.
+      return new UpstreamFailure('overloaded', `upstream is over capacity: ${String(capacity.code)} ${String(capacity.message)}`, { maybeReceived: false, status });
     }
     return undefined;
   },

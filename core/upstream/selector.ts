@@ -1,6 +1,8 @@
 import type { RequestContext } from '../context.js';
+import type { Network } from '../network.js';
 import type { Upstream } from './upstream.js';
 import type { UpstreamFailure } from './upstream-failure.js';
+import type { FailoverSelector } from './failover-selector.js';
 
 /** What operators see of one upstream (served by an admin endpoint, exported as metrics). */
 export interface UpstreamStatus {
@@ -18,21 +20,41 @@ export interface UpstreamStatus {
   readonly details: Readonly<Record<string, unknown>>;
 }
 
-/** Chooses which upstreams a call may go to, in order, and learns from how they did. */
+/**
+ * Chooses which upstreams a call may go to, in order, and learns from how they did. The route stage calls
+ * {@link UpstreamSelector.select}; the dispatch stage calls {@link UpstreamSelector.admit} before each
+ * attempt and reports its outcome. The gateway calls {@link UpstreamSelector.start} once its networks
+ * exist and {@link UpstreamSelector.stop} on shutdown.
+ */
 export interface UpstreamSelector {
-  /** The state of every upstream it knows, for operators. */
+  /** The state of every upstream it knows, for operators. Cheap, and JSON-serialisable. */
   status?(): UpstreamStatus[];
   /** The upstreams to try for this call, best first. Empty when none may serve it. */
   select(ctx: RequestContext): readonly Upstream[];
+  /**
+   * Called right before an attempt on `upstream` (`ctx.attempts` attempts were made before it): false
+   * skips the upstream (it went unhealthy since the call was routed). A selector counts attempts here.
+   */
+  admit?(upstream: Upstream, ctx: RequestContext): boolean;
   /** An upstream answered. */
   onSuccess?(upstream: Upstream, latencyMs: number): void;
   /** An upstream failed to answer. */
   onFailure?(upstream: Upstream, failure: UpstreamFailure): void;
+  /**
+   * Seconds a client should wait before retrying a call `network` could not serve (`Retry-After`).
+   * Called once for every such call, so a selector may count them.
+   */
+  retryAfterSeconds?(network: Network): number;
+  /** Starts background work (active health probes) for the gateway's networks. */
+  start?(networks: readonly Network[]): void;
+  /** Stops background work. */
+  stop?(): Promise<void>;
 }
 
 /**
- * The default selector: primaries in rotation, any that failed within the last `cooldownMs` moved to the
- * back, then partner providers when both the method and the key's plan allow failover.
+ * A minimal selector: primaries in rotation, any that failed within the last `cooldownMs` moved to the
+ * back, then partner providers when both the method and the key's plan allow failover. No probes, no
+ * breakers, no head tracking: the default is {@link FailoverSelector}.
  */
 export class RotatingSelector implements UpstreamSelector {
   readonly #failedAt = new WeakMap<Upstream, number>();
@@ -43,6 +65,7 @@ export class RotatingSelector implements UpstreamSelector {
     this.#cooldownMs = options.cooldownMs ?? 5_000;
   }
 
+  /** Primaries in rotation (recently failed ones last), then partners for eligible calls. */
   select(ctx: RequestContext): readonly Upstream[] {
     const all = ctx.network.upstreams;
     const primaries = all.filter((u) => u.role === 'primary');
@@ -62,10 +85,12 @@ export class RotatingSelector implements UpstreamSelector {
     return chosen;
   }
 
+  /** Forgets the upstream's last failure. */
   onSuccess(upstream: Upstream): void {
     this.#failedAt.delete(upstream);
   }
 
+  /** Remembers when the upstream failed. */
   onFailure(upstream: Upstream): void {
     this.#failedAt.set(upstream, Date.now());
   }

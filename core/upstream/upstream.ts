@@ -40,6 +40,8 @@ export interface UpstreamSettings {
   readonly connections: number;
   /** Idle keep-alive time, ms. */
   readonly keepAliveTimeoutMs: number;
+  /** Relative capacity among the network's primaries (default 1). */
+  readonly weight?: number;
 }
 
 /**
@@ -82,13 +84,20 @@ export class Upstream {
     return this.settings.role;
   }
 
+  /** Relative capacity among the network's primaries. */
+  get weight(): number {
+    return this.settings.weight ?? 1;
+  }
+
   /**
-   * Sends one request and returns the answer, whatever its HTTP status.
+   * Sends one request and returns the answer, whatever its HTTP status. `timeoutMs` and `signal`, when
+   * given, take precedence over the request's own (so a caller retrying one request on several upstreams
+   * does not build a new request object per attempt).
    *
    * @throws UpstreamFailure when no answer arrived (connect error, reset, timeout).
    */
-  async request(request: UpstreamRequest): Promise<UpstreamReply> {
-    const timeout = request.timeoutMs ?? this.settings.timeoutMs;
+  async request(request: UpstreamRequest, timeoutMs?: number, signal?: AbortSignal): Promise<UpstreamReply> {
+    const timeout = timeoutMs ?? request.timeoutMs ?? this.settings.timeoutMs;
     this.inFlight++;
     try {
       const response = await this.#pool.request({
@@ -98,7 +107,7 @@ export class Upstream {
         body: request.body as Uint8Array | string | undefined,
         headersTimeout: timeout,
         bodyTimeout: timeout,
-        signal: request.signal,
+        signal: signal ?? request.signal,
       });
       if (request.stream === true) {
         return { status: response.statusCode, headers: response.headers, body: response.body };

@@ -1,17 +1,16 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import { Errors } from '../../errors/catalog.js';
+import { networkUnavailable } from '../../upstream/unavailable.js';
 import { step, type Stage, type StageDependencies } from '../stage.js';
 
-/** Asks the upstream selector which upstreams may serve the call, in order. */
+/**
+ * Asks the upstream selector which upstreams may serve the call, in order: the healthy primaries, then
+ * the partner providers when the method and the key's plan are eligible for failover. When there is none
+ * the call ends here with `UPSTREAM_UNAVAILABLE` (HTTP 503, `Retry-After`), before any upstream is asked.
+ */
 export function route(deps: StageDependencies): Stage {
+  const { selector } = deps;
   return step((ctx) => {
-    const candidates = deps.selector.select(ctx);
-    if (candidates.length === 0) {
-      throw new GatewayError(Errors.UPSTREAM_UNAVAILABLE, {
-        message: `network ${ctx.network.name} is unavailable`,
-        headers: { 'retry-after': '1' },
-      });
-    }
+    const candidates = selector.select(ctx);
+    if (candidates.length === 0) throw networkUnavailable(ctx.network, selector);
     ctx.candidates = candidates;
   });
 }
