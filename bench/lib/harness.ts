@@ -146,6 +146,11 @@ export interface ComparisonReport extends ComparisonSpec {
   readonly verdict: 'PASS' | 'MISS' | 'INFO';
   /** Why a ratio that reached its goal still does not pass. */
   readonly reason?: string;
+  /**
+   * Why the verdict is not to be trusted: rounds fell on both sides of the goal, or the CPU-per-request
+   * ratio (the steadier number on a shared machine) lands on the other side of it.
+   */
+  readonly caveats: readonly string[];
 }
 
 /** The median of `values` (NaN for none). */
@@ -278,10 +283,14 @@ export function compare(targets: readonly TargetReport[], specs: readonly Compar
     const label = `${spec.numerator}/${spec.denominator}`;
     const range: [number, number] = perRound.length === 0 ? [NaN, NaN] : [Math.min(...perRound), Math.max(...perRound)];
     const cpuEfficiency = b.serverMicrosPerRequest / a.serverMicrosPerRequest;
-    if (spec.goal === undefined) return { ...spec, label, ratio, range, cpuEfficiency, verdict: 'INFO' as const };
+    if (spec.goal === undefined) return { ...spec, label, ratio, range, cpuEfficiency, verdict: 'INFO' as const, caveats: [] };
+    const goal = spec.goal;
+    const caveats: string[] = [];
+    if (range[0] < goal && range[1] >= goal) caveats.push('rounds on both sides of the goal');
+    if (Number.isFinite(cpuEfficiency) && ratio >= goal !== cpuEfficiency >= goal) caveats.push(`CPU/req ratio ${cpuEfficiency.toFixed(2)} says ${cpuEfficiency >= goal ? 'PASS' : 'MISS'}`);
     const broken = [a, b].filter((t) => targetFailures(t) > 0).map((t) => t.name);
-    if (broken.length > 0) return { ...spec, label, ratio, range, cpuEfficiency, verdict: 'MISS' as const, reason: `failed responses from ${broken.join(', ')}` };
-    return { ...spec, label, ratio, range, cpuEfficiency, verdict: ratio >= spec.goal ? ('PASS' as const) : ('MISS' as const) };
+    if (broken.length > 0) return { ...spec, label, ratio, range, cpuEfficiency, verdict: 'MISS' as const, reason: `failed responses from ${broken.join(', ')}`, caveats };
+    return { ...spec, label, ratio, range, cpuEfficiency, verdict: ratio >= goal ? ('PASS' as const) : ('MISS' as const), caveats };
   });
 }
 

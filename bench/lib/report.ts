@@ -69,7 +69,7 @@ export function formatScenario(report: ScenarioReport, options: BenchOptions, cp
           `${num(c.range[0], 3)} - ${num(c.range[1], 3)}`,
           num(c.cpuEfficiency, 3),
           c.goal === undefined ? '-' : `>= ${num(c.goal, 2)}`,
-          c.verdict + (c.reason === undefined ? '' : ` (${c.reason})`),
+          [c.verdict, ...(c.reason === undefined ? [] : [`(${c.reason})`]), ...(c.caveats.length === 0 ? [] : [`(unsure: ${c.caveats.join('; ')})`])].join(' '),
         ]),
       ),
     );
