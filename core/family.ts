@@ -39,6 +39,11 @@ export interface MethodDefinition {
   readonly name: string;
   /** JSON Schema of the `params` value (missing params are validated as `[]`). */
   readonly params: JsonSchema;
+  /**
+   * A check the schema cannot express (a checksum, a decoded length), run by `validate` right after the
+   * schema, before anything is charged: return a message naming the parameter to refuse with `-32602`.
+   */
+  readonly checkParams?: (params: unknown) => string | undefined;
   /** Names of the positional parameters, used in error messages. */
   readonly paramNames?: readonly string[];
   /** Credits charged per call. */

@@ -342,7 +342,7 @@ t.test('bad network options are refused with where they are', async (t) => {
 
 // --- the plugin in a container -----------------------------------------------------------------------
 
-t.test('devnet() registers the anvil and bor providers and reads plugins.devnet', async (t) => {
+t.test('devnet() registers the anvil, bor and litesvm providers and reads plugins.devnet', async (t) => {
   const dev = devnet({ accounts: 2 });
   t.teardown(() => dev.stop());
   t.equal(dev.name, 'devnet');
@@ -350,7 +350,9 @@ t.test('devnet() registers the anvil and bor providers and reads plugins.devnet'
   const config = resolveConfig({ networks: [{ name: 'x', families: ['evm'], upstreams: [{ embedded: 'anvil#c' }] }], plugins: { devnet: { accounts: 4, seed: false } } });
   dev.register(container, config);
   const providers = container.resolveAll(Tokens.EmbeddedUpstream);
-  t.same(providers.map((p) => p.kind), ['anvil', 'bor']);
+  const kinds = providers.map((p) => p.kind);
+  for (const kind of ['anvil', 'bor', 'litesvm']) t.ok(kinds.includes(kind), `provides ${kind}`);
+  t.equal(new Set(kinds).size, kinds.length, 'each kind once');
   const started = await provider(providers, 'anvil').start('c', network({ chainId: 7 }));
   t.equal((await result<string[]>(started.url, 'eth_accounts')).length, 4, 'the config overrides code options');
   t.equal(await result(started.url, 'eth_chainId'), '0x7', 'the network overrides the config');

@@ -45,7 +45,10 @@ export function compileParams(method: MethodDefinition): ParamsValidator {
   let validator = cache.get(method);
   if (validator !== undefined) return validator;
   const check: ValidateFunction = ajv.compile(method.params as Record<string, unknown> | boolean);
-  validator = (params) => (check(params) ? undefined : describe(check.errors![0]!, method.paramNames));
+  const extra = method.checkParams;
+  validator = extra === undefined
+    ? (params) => (check(params) ? undefined : describe(check.errors![0]!, method.paramNames))
+    : (params) => (check(params) ? extra(params) : describe(check.errors![0]!, method.paramNames));
   cache.set(method, validator);
   return validator;
 }

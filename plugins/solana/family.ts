@@ -6,7 +6,7 @@
  */
 import type { MethodDefinition, NetworkFamily } from '../../core/index.js';
 import { SOLANA_METHODS } from './methods.js';
-import { pubkeyParamLimit } from './pubkey.js';
+import { pubkeyParamCheck } from './pubkey.js';
 
 /** The name of the family, as networks reference it in the config (`families: [solana]`). */
 export const SOLANA_FAMILY_NAME = 'solana';
@@ -28,7 +28,7 @@ export interface SolanaFamilyOptions {
 
 /** The hooks each method gets, by method name. */
 const HOOKS: Readonly<Record<string, Partial<MethodDefinition>>> = {
-  getAccountInfo: { limits: pubkeyParamLimit(0, 'address') },
+  getAccountInfo: { checkParams: pubkeyParamCheck(0, 'address') },
 };
 
 /**

@@ -9,7 +9,7 @@ import { createSolanaFamily, SOLANA_FAMILY_NAME, type SolanaFamilyOptions } from
 
 export { createSolanaFamily, SOLANA_FAMILY_NAME, SOLANA_DEFAULT_TRANSPORTS, type SolanaFamilyOptions } from './family.js';
 export { SOLANA_METHODS } from './methods.js';
-export { decodePubkey, pubkeyError, pubkeyParamLimit, PUBKEY_BYTES, MAX_PUBKEY_BASE58_LENGTH } from './pubkey.js';
+export { decodePubkey, pubkeyError, pubkeyParamCheck, PUBKEY_BYTES, MAX_PUBKEY_BASE58_LENGTH } from './pubkey.js';
 /** The value schemas (public key, commitment, encodings, data slice, config objects) and the helpers that build method schemas. */
 export * as solanaSchemas from './schemas.js';
 

@@ -4,7 +4,6 @@
  * @module
  */
 import bs58 from 'bs58';
-import { Errors, GatewayError, type LimitsInput } from '../../core/index.js';
 import { PUBKEY_DESCRIPTION } from './schemas.js';
 
 /** The size of a public key, in bytes. */
@@ -36,18 +35,18 @@ export function decodePubkey(value: string): Uint8Array {
 }
 
 /**
- * A `limits` hook that refuses the call with `-32602` when positional parameter `index` (already
- * checked against the base-58 pattern) does not decode to exactly 32 bytes. The pattern lets through
- * strings of 32 to 44 base-58 characters, some of which decode to 31 or 33 bytes; agave refuses those
- * with `Invalid param: WrongSize`.
+ * A params check (run by the `validate` stage, before anything is charged) that refuses the call with
+ * `-32602` when positional parameter `index` (already checked against the base-58 pattern) does not
+ * decode to exactly 32 bytes. The pattern lets through strings of 32 to 44 base-58 characters, some of
+ * which decode to 31 or 33 bytes; agave refuses those with `Invalid param: WrongSize`.
  */
-export function pubkeyParamLimit(index: number, name: string): (input: LimitsInput) => undefined {
-  return ({ params }) => {
+export function pubkeyParamCheck(index: number, name: string): (params: unknown) => string | undefined {
+  return (params) => {
     const value = Array.isArray(params) ? (params as unknown[])[index] : undefined;
     if (typeof value !== 'string') return undefined;
     const problem = pubkeyError(value);
     if (problem === undefined) return undefined;
     const detail = problem === 'WrongSize' ? `it does not decode to ${PUBKEY_BYTES} bytes` : 'it is not base-58';
-    throw new GatewayError(Errors.INVALID_PARAMS, { message: `invalid argument ${index} (${name}): must be ${PUBKEY_DESCRIPTION} (${detail})` });
+    return `invalid argument ${index} (${name}): must be ${PUBKEY_DESCRIPTION} (${detail})`;
   };
 }
