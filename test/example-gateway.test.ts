@@ -94,6 +94,15 @@ t.test('npm start serves all ten methods on the embedded chain and stops cleanly
   t.equal(await call(E, 'eth_getUncleByBlockHashAndIndex', [block.hash, '0x0']), null);
   t.ok((await call(`${polygon}${key}`, 'bor_getCurrentValidators', []) as unknown[]).length > 0);
 
+  // The README's Solana examples.
+  const solana = /(http:\/\/127\.0\.0\.1:\d+\/solana-devnet\/v3\/)<API_KEY>/.exec(banner)?.[1];
+  t.ok(solana, 'the banner shows the Solana network');
+  const program = await call(`${solana}${key}`, 'getAccountInfo', ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', { encoding: 'base64' }]) as { value: { executable: boolean; data: [string, string] } };
+  t.equal(program.value.executable, true);
+  t.equal(program.value.data[1], 'base64');
+  const nodes = await post(`${solana}${key}`, { jsonrpc: '2.0', id: 1, method: 'getClusterNodes' });
+  t.ok(((nodes.json as { result: unknown[] }).result).length === 1, 'getClusterNodes without params');
+
   const children = childPids(child.pid!);
   t.ok(children.length >= 2, 'the embedded chains run as child processes');
   child.kill('SIGTERM');
