@@ -5,6 +5,7 @@ import type { DevnetSeed } from './seed-types.js';
 import { liteSvmProvider, type LiteSvmProvider } from './solana/provider.js';
 import type { LiteSvmInstance, LiteSvmSettings } from './solana/instance.js';
 import type { SolanaSeed } from './solana/seed.js';
+import { heliaProvider, type HeliaProvider, type HeliaSettings } from './ipfs-provider.js';
 
 /** The plugin's name, and the key of its settings under `plugins` in the config. */
 export const DEVNET_PLUGIN = 'devnet';
@@ -13,6 +14,8 @@ export const DEVNET_PLUGIN = 'devnet';
 export type DevnetOptions = DevnetSettings & {
   /** Defaults for every `litesvm` (embedded Solana) instance. */
   readonly litesvm?: LiteSvmSettings;
+  /** Defaults for every `helia` (embedded IPFS) instance. */
+  readonly helia?: HeliaSettings;
 };
 
 /** An {@link EmbeddedUpstreamProvider} of the devnet, whose instances carry their seed. */
@@ -29,6 +32,8 @@ export interface DevnetPlugin extends TollgatePlugin {
   readonly providers: readonly DevnetProvider[];
   /** The `litesvm` provider: embedded Solana upstreams. */
   readonly litesvm: LiteSvmProvider;
+  /** The `helia` provider: embedded IPFS nodes for the file-storage API. */
+  readonly helia: HeliaProvider;
   /** A started `litesvm` instance (`litesvm` means `litesvm#default`). */
   solanaInstance(id?: string): LiteSvmInstance | undefined;
   /**
@@ -56,11 +61,12 @@ function normalizeId(id: string): string {
 }
 
 /**
- * The devnet plugin: embedded upstreams for an offline gateway and for tests. It provides three
+ * The devnet plugin: embedded upstreams for an offline gateway and for tests. It provides four
  * embedded upstream kinds:
  * - `anvil`: an Anvil child process per instance, seeded with a contract, transactions and logs;
  * - `bor`: the same, chain id 137 by default, behind a shim that answers `bor_getCurrentValidators`;
- * - `litesvm`: an in-process LiteSVM Solana VM behind a JSON-RPC server answering as an agave node.
+ * - `litesvm`: an in-process LiteSVM Solana VM behind a JSON-RPC server answering as an agave node;
+ * - `helia`: an in-process IPFS node (`@helia/unixfs` over `blockstore-fs`) speaking kubo's HTTP RPC.
  *
  * @example
  * ```ts
@@ -113,16 +119,20 @@ export function devnet(options: DevnetOptions = {}): DevnetPlugin {
   });
   const providers = [provider('anvil', undefined), provider('bor', 137)] as const;
   const solana = liteSvmProvider(options.litesvm);
+  const helia = heliaProvider(options.helia);
 
   const plugin: DevnetPlugin = {
     name: DEVNET_PLUGIN,
     providers,
     litesvm: solana,
+    helia,
     register(container, config: GatewayConfig) {
       configSettings = readDevnetSettings(`plugins.${DEVNET_PLUGIN}`, config.plugins[DEVNET_PLUGIN]);
       solana.configure(config.plugins[DEVNET_PLUGIN]);
       for (const p of providers) container.register(Tokens.EmbeddedUpstream, { useValue: p });
       container.register(Tokens.EmbeddedUpstream, { useValue: solana });
+      helia.configure(config.plugins[DEVNET_PLUGIN]);
+      container.register(Tokens.EmbeddedUpstream, { useValue: helia });
     },
     solanaInstance(id) {
       return solana.instance(id);
@@ -145,7 +155,7 @@ export function devnet(options: DevnetOptions = {}): DevnetPlugin {
     },
     async stop() {
       const all = await Promise.allSettled([...live]);
-      await Promise.allSettled([...all.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)), solana.stop()]);
+      await Promise.allSettled([...all.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)), solana.stop(), helia.stop()]);
     },
   };
   return plugin;

@@ -1,8 +1,9 @@
 /**
  * The devnet plugin: embedded, offline upstreams for the example gateway, tests and benchmarks.
  * `devnet()` provides the embedded upstream kinds `anvil` (a seeded Anvil child process), `bor` (the
- * same behind a shim answering `bor_getCurrentValidators`) and `litesvm` (an in-process Solana VM
- * behind a JSON-RPC server answering as an agave node). The building blocks are exported too.
+ * same behind a shim answering `bor_getCurrentValidators`), `litesvm` (an in-process Solana VM
+ * behind a JSON-RPC server answering as an agave node) and `helia` (an in-process IPFS node speaking
+ * kubo's HTTP RPC, for the file-storage API). The building blocks are exported too.
  *
  * @packageDocumentation
  */
@@ -31,3 +32,5 @@ export { parseAccountData, type ParsedAccount, type ParseContext } from './solan
 export { seedSolana, seedAddress, mintData, tokenAccountData, nonceData, MEMO_PROGRAM_ID, type SolanaSeed, type SeededAccount } from './solana/seed.js';
 export { RpcError as SolanaRpcError } from './solana/rpc-error.js';
 export { jsonText, rustF64, RawJson } from './solana/json-text.js';
+export { heliaProvider, readHeliaSettings, startIpfsNode, type HeliaProvider, type HeliaInstance, type HeliaSettings } from './ipfs-provider.js';
+export type { IpfsNode, IpfsNodeOptions } from './ipfs-node.js';

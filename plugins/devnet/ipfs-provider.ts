@@ -1,0 +1,131 @@
+import { resolve } from 'node:path';
+import { PluginError, type EmbeddedUpstreamInstance, type EmbeddedUpstreamProvider, type NetworkConfig } from '../../core/index.js';
+import type { IpfsNode, IpfsNodeOptions } from './ipfs-node.js';
+
+/** Settings of a `helia` (embedded IPFS) instance, under `helia` in `devnet({...})`, the config's `plugins.devnet` and a network's `options`. */
+export interface HeliaSettings {
+  /**
+   * Where the instance keeps its blocks (default `.data/ipfs/<instance>` under the working directory);
+   * content added there is still there after a restart.
+   */
+  readonly dataDir?: string;
+  /** Whether the node answers `object/get` (default true); `false` answers as kubo 0.28 and later do. */
+  readonly objectGet?: boolean;
+}
+
+/** A started `helia` instance. */
+export interface HeliaInstance extends EmbeddedUpstreamInstance {
+  /** `helia#<instance>`. */
+  readonly id: string;
+  /** The node itself (its blockstore and UnixFS API, for tests and benchmarks). */
+  readonly node: IpfsNode;
+}
+
+/** The `helia` provider, with the instances it started. */
+export interface HeliaProvider extends EmbeddedUpstreamProvider {
+  /** Always `helia`. */
+  readonly kind: 'helia';
+  /** Starts instance `instance` for `network`. */
+  start(instance: string, network: NetworkConfig): Promise<HeliaInstance>;
+  /** Sets the config's layer of settings (the `plugins.devnet` section; its `helia` member is read). */
+  configure(section: Readonly<Record<string, unknown>> | undefined): void;
+  /** A started instance by `helia` or `helia#instance`. */
+  instance(id?: string): HeliaInstance | undefined;
+  /** Stops every instance it started. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts an embedded IPFS node: `@helia/unixfs` over a `blockstore-fs` directory (content survives
+ * restarts), no libp2p networking, serving kubo's HTTP RPC (`add`, `cat`, `object/get`, `block/get`,
+ * `version`) on a loopback port, with kubo's `add` defaults (CIDv0, 256 KiB chunks, balanced layout).
+ * The node's code and `@helia/unixfs` load on the first call, so a gateway without IPFS never pays for them.
+ *
+ * @example
+ * ```ts
+ * const node = await startIpfsNode({ dataDir: '.data/ipfs/default' });
+ * const cid = await node.add([new TextEncoder().encode('hello world\n')]); // QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o
+ * await node.stop();
+ * ```
+ */
+export async function startIpfsNode(options: IpfsNodeOptions): Promise<IpfsNode> {
+  const { startIpfsNode: start } = await import('./ipfs-node.js');
+  return start(options);
+}
+
+/** Reads the `helia` member of a settings object; throws a `PluginError` naming a bad field. */
+export function readHeliaSettings(where: string, section: Readonly<Record<string, unknown>> | undefined): HeliaSettings {
+  const raw = section?.helia;
+  if (raw === undefined) return {};
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new PluginError(`${where}.helia: must be an object`);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === 'dataDir') {
+      if (typeof value !== 'string' || value === '') throw new PluginError(`${where}.helia.dataDir: must be a non-empty path`);
+      out.dataDir = value;
+    } else if (key === 'objectGet') {
+      if (typeof value !== 'boolean') throw new PluginError(`${where}.helia.objectGet: must be true or false`);
+      out.objectGet = value;
+    } else {
+      throw new PluginError(`${where}.helia.${key}: unknown setting`);
+    }
+  }
+  return out as HeliaSettings;
+}
+
+/**
+ * The `helia` embedded-upstream provider: one embedded IPFS node ({@link startIpfsNode}) per
+ * `helia#instance`, on a free loopback port. The node's code (and `@helia/unixfs`) is loaded only when
+ * an instance starts. Settings come in layers: `devnet({ helia })`, the config's `plugins.devnet.helia`,
+ * then the network's `options.helia`.
+ */
+export function heliaProvider(codeSettings: HeliaSettings = {}): HeliaProvider {
+  const code = readHeliaSettings('devnet()', { helia: codeSettings });
+  let fromConfig: HeliaSettings = {};
+  const started = new Map<string, HeliaInstance>();
+  const live = new Set<Promise<HeliaInstance>>();
+  const normalize = (id: string): string => (id.includes('#') ? id : `${id}#default`);
+  return {
+    kind: 'helia',
+    configure(section) {
+      fromConfig = readHeliaSettings('plugins.devnet', section);
+    },
+    start(instance, network) {
+      const id = `helia#${instance}`;
+      let settings: HeliaSettings;
+      try {
+        settings = { ...code, ...fromConfig, ...readHeliaSettings(`networks["${network.name}"].options`, network.options) };
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+      const starting = (async () => {
+        const node = await startIpfsNode({
+          dataDir: resolve(settings.dataDir ?? resolve('.data', 'ipfs', instance)),
+          ...(settings.objectGet === undefined ? {} : { objectGet: settings.objectGet }),
+        });
+        const tracked: HeliaInstance = {
+          id,
+          url: node.url,
+          node,
+          stop: async () => {
+            await node.stop();
+            if (started.get(id) === tracked) started.delete(id);
+            live.delete(starting);
+          },
+        };
+        started.set(id, tracked);
+        return tracked;
+      })();
+      live.add(starting);
+      starting.catch(() => live.delete(starting));
+      return starting;
+    },
+    instance(id = 'helia') {
+      return started.get(normalize(id));
+    },
+    async stop() {
+      const all = await Promise.allSettled([...live]);
+      await Promise.allSettled(all.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+    },
+  };
+}

@@ -1,0 +1,145 @@
+import { Errors, GatewayError, type JsonSchema, type LimitsInput, type MethodDefinition } from '../../core/index.js';
+import { parseContentPath } from './content-path.js';
+import { IPFS_REQUEST } from './context-keys.js';
+
+/** Whether a command reads content or writes it: each kind has its own request-rate limit. */
+export type CommandKind = 'read' | 'write';
+
+/** A command of the file-storage API, as the family offers it. */
+export interface IpfsCommand {
+  /** The path after `/api/v0/`, e.g. `object/get`. */
+  readonly name: string;
+  /** Read or write, for the rate limits. */
+  readonly kind: CommandKind;
+  /** The name kubo gives its positional argument (used in error messages), when it takes one. */
+  readonly argument?: string;
+  /** Whether the argument may repeat. */
+  readonly variadic?: boolean;
+  /** The options (query parameters) the gateway checks; others are forwarded unchecked, as kubo accepts them. */
+  readonly options: Readonly<Record<string, JsonSchema>>;
+  /** Whether the answer is streamed to the client (else it is read whole, and small). */
+  readonly stream: boolean;
+  /** One line for the docs. */
+  readonly description: string;
+}
+
+/** Go's `strconv.ParseBool` values, and the empty value a bare flag has. */
+const BOOL: JsonSchema = { type: 'string', pattern: '^(|1|t|T|TRUE|true|True|0|f|F|FALSE|false|False)$', description: 'true or false' };
+const INT64: JsonSchema = { type: 'string', pattern: '^[+-]?[0-9]{1,18}$', description: 'an integer' };
+
+/** The commands of the file-storage API. */
+export const IPFS_COMMANDS: readonly IpfsCommand[] = [
+  {
+    name: 'cat',
+    kind: 'read',
+    argument: 'ipfs-path',
+    variadic: true,
+    options: { offset: INT64, o: INT64, length: INT64, l: INT64, progress: BOOL, p: BOOL },
+    stream: true,
+    description: 'The bytes of one or more files, concatenated; `offset` and `length` select a range.',
+  },
+  {
+    name: 'object/get',
+    kind: 'read',
+    argument: 'key',
+    options: {
+      'data-encoding': { enum: ['text', 'base64'] },
+      encoding: { enum: ['json'] },
+      enc: { enum: ['json'] },
+    },
+    stream: false,
+    description: 'A dag-pb node as `{Links:[{Name,Hash,Size}],Data}` (served from the raw block when the upstream lacks the command).',
+  },
+  {
+    name: 'add',
+    kind: 'write',
+    options: {
+      'cid-version': { enum: ['0', '1'] },
+      'raw-leaves': BOOL,
+      'only-hash': BOOL,
+      n: BOOL,
+      'wrap-with-directory': BOOL,
+      w: BOOL,
+      pin: BOOL,
+      progress: BOOL,
+      quiet: BOOL,
+      quieter: BOOL,
+      silent: BOOL,
+      trickle: BOOL,
+      'stream-channels': BOOL,
+      chunker: { type: 'string', pattern: '^(size-[0-9]{1,9}|rabin(-[0-9]{1,9}){0,3}|buzhash)$', description: 'size-<bytes>, rabin or buzhash' },
+      hash: { type: 'string', pattern: '^[a-z0-9-]{1,32}$', description: 'a multihash name' },
+    },
+    stream: true,
+    description: 'Adds the files of a multipart/form-data upload; answers NDJSON `{Name,Hash,Size}` per file and directory.',
+  },
+  {
+    name: 'version',
+    kind: 'read',
+    options: { number: BOOL, n: BOOL, commit: BOOL, repo: BOOL, all: BOOL },
+    stream: false,
+    description: 'The upstream node\'s version.',
+  },
+];
+
+/** The command named `name`, if the API has one. */
+export function ipfsCommand(name: string): IpfsCommand | undefined {
+  return IPFS_COMMANDS.find((c) => c.name === name);
+}
+
+function paramsSchema(command: IpfsCommand): JsonSchema {
+  return {
+    type: 'array',
+    prefixItems: [
+      { type: 'array', items: { type: 'string' } },
+      { type: 'object', properties: command.options, additionalProperties: { type: 'string' } },
+    ],
+    minItems: 2,
+    items: false,
+  };
+}
+
+function badRequest(message: string): GatewayError {
+  return new GatewayError(Errors.INVALID_PARAMS, { message });
+}
+
+/** Checks what a JSON Schema cannot: the argument count, and that each content path holds a valid CID. */
+function checkArguments(command: IpfsCommand): (input: LimitsInput) => undefined {
+  return ({ params, ctx }) => {
+    const [args] = params as [string[], Record<string, string>];
+    if (command.argument === undefined) {
+      if (args.length > 0) throw badRequest(`${command.name} takes no argument`);
+    } else {
+      if (args.length === 0) throw badRequest(`argument "${command.argument}" is required`);
+      if (!command.variadic && args.length > 1) throw badRequest(`${command.name} takes one argument "${command.argument}", got ${args.length}`);
+      for (const arg of args) {
+        try {
+          parseContentPath(arg);
+        } catch (error) {
+          throw badRequest((error as Error).message);
+        }
+      }
+    }
+    if (command.kind === 'write') {
+      const type = ctx.state.get(IPFS_REQUEST)?.contentType ?? '';
+      if (!/^multipart\/form-data\s*;.*boundary=/i.test(type)) throw badRequest(`${command.name} takes a multipart/form-data body with a boundary`);
+    }
+    return undefined;
+  };
+}
+
+/** The command as a method of the `ipfs` family: offered on the `ipfs` transport only, charged no credits (the API has request-rate limits instead). */
+export function commandMethod(command: IpfsCommand, options: { addTimeoutMs: number; transport: string }): MethodDefinition {
+  return {
+    name: command.name,
+    params: paramsSchema(command),
+    paramNames: ['arg', 'options'],
+    credits: 0,
+    // An upload is consumed by the first upstream that reads it: it cannot be sent again.
+    idempotent: command.kind !== 'write',
+    transports: [options.transport],
+    ...(command.kind === 'write' ? { timeoutMs: options.addTimeoutMs } : {}),
+    limits: checkArguments(command),
+    description: command.description,
+  };
+}

@@ -1,0 +1,202 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  Errors,
+  GatewayError,
+  SERVED_BY_HEADER,
+  Tokens,
+  type GatewayRuntime,
+  type Network,
+  type RequestContext,
+  type Transport,
+  type UsageRecorder,
+} from '../../core/index.js';
+import { parseBasicAuth } from './basic-auth.js';
+import { IPFS_REQUEST } from './context-keys.js';
+import { IPFS_TRANSPORT, isIpfsNetwork } from './family.js';
+import { KuboErrorCode, kuboErrorBody } from './kubo-errors.js';
+import { relay, STREAM_ERROR_TRAILER } from './relay.js';
+import type { ResolvedIpfsSettings } from './settings.js';
+
+const API_PREFIX = '/api/v0/';
+
+/** Upstream response headers the client gets (kubo's own; hop-by-hop and length headers are the gateway's). */
+const FORWARDED_HEADERS = ['content-type', 'x-stream-output', 'x-chunked-output', 'x-content-length', 'access-control-allow-headers', 'access-control-expose-headers'] as const;
+
+/** How a refusal reaches the client: status, headers and body. */
+interface Refusal {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The file-storage API: kubo's HTTP RPC at `POST {network base}/api/v0/<command>?arg=...`, for networks
+ * of the `ipfs` family, authenticated with HTTP basic credentials (user: API key, password: its secret).
+ * Each request becomes one call through the pipeline; the upstream's answer is streamed back with
+ * backpressure, and bytes served are recorded per key.
+ *
+ * Status codes: 400 malformed call or argument, 401 (with `WWW-Authenticate`) missing or wrong
+ * credentials, 403 plan without the API, 404 unknown command, 405 any method but POST, 429 over the
+ * request-rate limit, 500 with kubo's `{"Message","Code","Type"}` body when the call could not be
+ * served; an error after streaming began is in the `X-Stream-Error` trailer.
+ */
+export class IpfsTransport implements Transport {
+  readonly name = IPFS_TRANSPORT;
+  readonly #settings: ResolvedIpfsSettings;
+  readonly #cors: Record<string, string>;
+  readonly #usage = new WeakMap<GatewayRuntime, UsageRecorder>();
+  #closing = false;
+
+  constructor(settings: ResolvedIpfsSettings) {
+    this.#settings = settings;
+    this.#cors = settings.corsOrigin === false ? {} : { 'access-control-allow-origin': settings.corsOrigin };
+  }
+
+  handleRequest(req: IncomingMessage, res: ServerResponse, gateway: GatewayRuntime): boolean {
+    const url = req.url ?? '/';
+    const addressed = gateway.networks.resolve(req.headers.host, url);
+    if (addressed === undefined || !isIpfsNetwork(addressed.network) || !addressed.rest.startsWith(API_PREFIX)) return false;
+    const network = addressed.network;
+    const command = addressed.rest.slice(API_PREFIX.length);
+    const known = network.methods.has(command);
+
+    if (req.method === 'OPTIONS' && this.#cors['access-control-allow-origin'] !== undefined && known) {
+      res.writeHead(200, {
+        ...this.#cors,
+        'access-control-allow-methods': 'POST, OPTIONS',
+        'access-control-allow-headers': 'authorization, content-type',
+        'access-control-expose-headers': `X-Stream-Output, X-Chunked-Output, X-Content-Length, ${STREAM_ERROR_TRAILER}`,
+        'access-control-max-age': '86400',
+        'content-length': '0',
+      });
+      res.end();
+      return true;
+    }
+    if (!known) return this.#text(req, res, 404, '404 page not found\n'), true;
+    if (req.method !== 'POST') return this.#text(req, res, 405, '405 - Method Not Allowed\n', { allow: 'OPTIONS, POST' }), true;
+    if (this.#closing) return this.#refuse(req, res, new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message: 'the gateway is shutting down', headers: { 'retry-after': '1', connection: 'close' } })), true;
+    const credentials = parseBasicAuth(headerValue(req.headers.authorization));
+    if (credentials === undefined) return this.#refuse(req, res, new GatewayError(Errors.UNAUTHORIZED, { message: 'missing credentials: use HTTP basic auth with the API key as user and its secret as password' })), true;
+
+    const query = url.indexOf('?') === -1 ? '' : url.slice(url.indexOf('?') + 1);
+    const search = new URLSearchParams(query);
+    const args = search.getAll('arg');
+    const options: Record<string, string> = {};
+    for (const [name, value] of search) if (name !== 'arg' && !(name in options)) options[name] = value;
+    const writes = command === 'add';
+    if (!writes) req.resume();
+
+    const aborted = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) aborted.abort();
+    });
+    const contentType = headerValue(req.headers['content-type']);
+    const ctx = gateway.createContext({
+      transport: this.name,
+      network,
+      credentials: { apiKey: credentials.user, secret: credentials.password },
+      call: { method: command, params: [args, options] },
+      signal: aborted.signal,
+      meta: { origin: req.headers.origin, userAgent: req.headers['user-agent'], remoteAddress: req.socket.remoteAddress, headers: req.headers },
+    });
+    ctx.state.set(IPFS_REQUEST, { query, ...(writes ? { body: req } : {}), ...(contentType === undefined ? {} : { contentType }) });
+    gateway.execute(ctx).subscribe((done) => {
+      this.#answer(req, res, done, gateway);
+    });
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+  }
+
+  #answer(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, gateway: GatewayRuntime): void {
+    if (res.destroyed) {
+      const body = ctx.reply?.body as { destroy?: () => void } | undefined;
+      body?.destroy?.();
+      return;
+    }
+    if (ctx.error !== undefined || ctx.reply === undefined) {
+      this.#refuse(req, res, ctx.error ?? new GatewayError(Errors.INTERNAL_ERROR));
+      return;
+    }
+    const reply = ctx.reply;
+    const headers: Record<string, string> = { ...this.#cors };
+    for (const name of FORWARDED_HEADERS) {
+      const value = headerValue(reply.headers[name]);
+      if (value !== undefined) headers[name] = value;
+    }
+    if (gateway.config.server.servedByHeader && ctx.servedBy !== undefined) headers[SERVED_BY_HEADER] = ctx.servedBy.name;
+    if (reply.body instanceof Uint8Array) {
+      headers['content-length'] = String(reply.body.byteLength);
+      res.writeHead(reply.status, headers);
+      res.end(reply.body);
+      return;
+    }
+    if (reply.status === 200) headers.trailer = STREAM_ERROR_TRAILER;
+    res.writeHead(reply.status, headers);
+    void relay(reply.body, res, () => reply.trailers).then((outcome) => {
+      if (outcome.error !== undefined && !outcome.clientGone) gateway.logger.warn({ call: ctx.id, network: ctx.network.name, err: outcome.error }, 'upstream stream failed after the answer began');
+      this.#record(gateway, ctx, ctx.network, outcome.bytes, outcome.error !== undefined);
+    });
+  }
+
+  /** Adds the bytes of a streamed answer to the key's usage (the call itself was counted when it left the pipeline). */
+  #record(gateway: GatewayRuntime, ctx: RequestContext, network: Network, bytes: number, failed: boolean): void {
+    if (ctx.key === undefined || bytes === 0) return;
+    let usage = this.#usage.get(gateway);
+    if (usage === undefined) {
+      usage = gateway.container.resolve<UsageRecorder>(Tokens.UsageRecorder);
+      this.#usage.set(gateway, usage);
+    }
+    try {
+      const recorded = usage.record({ keyId: ctx.key.id, network: network.name, method: ctx.call.method, at: gateway.clock.now(), calls: 0, credits: 0, bytes, failed });
+      if (recorded instanceof Promise) recorded.catch((error: unknown) => gateway.logger.error({ err: error }, 'usage recording failed'));
+    } catch (error) {
+      gateway.logger.error({ err: error }, 'usage recording failed');
+    }
+  }
+
+  #text(req: IncomingMessage, res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+    req.resume();
+    res.writeHead(status, { ...this.#cors, ...headers, 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'content-length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  }
+
+  #refuse(req: IncomingMessage, res: ServerResponse, error: GatewayError): void {
+    if (error.entry === Errors.METHOD_NOT_FOUND) {
+      this.#text(req, res, 404, '404 page not found\n');
+      return;
+    }
+    const refusal = this.#refusal(error);
+    // An upload refused before it was read is not read now: the connection closes instead.
+    const unread = !req.readableEnded && req.readableFlowing !== true;
+    const headers: Record<string, string> = { ...this.#cors, ...error.headers, ...refusal.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(refusal.body)) };
+    if (unread) headers.connection = 'close';
+    res.writeHead(refusal.status, headers);
+    res.end(refusal.body);
+  }
+
+  #refusal(error: GatewayError): Refusal {
+    const body = (code: number): string => kuboErrorBody(error.message, code);
+    switch (error.entry) {
+      case Errors.UNAUTHORIZED:
+        return { status: 401, headers: { 'www-authenticate': `Basic realm="${this.#settings.realm}", charset="UTF-8"` }, body: body(KuboErrorCode.Forbidden) };
+      case Errors.FORBIDDEN:
+        return { status: 403, headers: {}, body: body(KuboErrorCode.Forbidden) };
+      case Errors.RATE_LIMITED:
+      case Errors.CREDITS_EXHAUSTED:
+        return { status: error.httpStatus, headers: {}, body: body(KuboErrorCode.RateLimited) };
+      case Errors.BODY_TOO_LARGE:
+        return { status: 413, headers: {}, body: body(KuboErrorCode.Client) };
+      default:
+        if (error.httpStatus < 500 || error.entry === Errors.INVALID_PARAMS || error.entry === Errors.LIMIT_EXCEEDED) return { status: 400, headers: {}, body: body(KuboErrorCode.Client) };
+        // Whatever kept the gateway from serving the call (no upstream, a timeout): the spec's 500.
+        return { status: 500, headers: {}, body: body(KuboErrorCode.Normal) };
+    }
+  }
+}

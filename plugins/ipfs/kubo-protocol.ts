@@ -1,0 +1,54 @@
+import { UpstreamFailure, type CallProtocol, type UpstreamReply, type UpstreamRequest } from '../../core/index.js';
+import { ipfsCommand } from './commands.js';
+import { IPFS_REQUEST, OBJECT_FROM_BLOCK } from './context-keys.js';
+
+function discard(reply: UpstreamReply): void {
+  const body = reply.body as { destroy?: () => void };
+  if (typeof body.destroy === 'function') body.destroy();
+}
+
+function headerOf(reply: UpstreamReply, name: string): string {
+  const value = reply.headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? '';
+}
+
+/** Whether an upstream reply is kubo's own error answer (`{"Message","Code","Type"}` as JSON with HTTP 500), which is relayed, not retried. */
+export function isKuboError(reply: UpstreamReply): boolean {
+  return reply.status === 500 && headerOf(reply, 'content-type').startsWith('application/json');
+}
+
+/**
+ * kubo's HTTP RPC: `POST /api/v0/<command>?<query>` on the upstream (its URL's path, if any, in front),
+ * with the client's query string as sent and, for `add`, the client's multipart body streamed through.
+ * Streaming commands (`cat`, `add`) get their answer as a stream; `object/get` and `version` whole.
+ *
+ * Failures worth another upstream: HTTP 429 and any 5xx that is not kubo's own JSON error (a proxy's
+ * 502, for instance). kubo's error answers, and its 4xx, are the node's answer and reach the client.
+ */
+export const kuboProtocol: CallProtocol = {
+  encode(ctx): UpstreamRequest {
+    const request = ctx.state.get(IPFS_REQUEST);
+    const query = request?.query ?? '';
+    const command = ipfsCommand(ctx.call.method);
+    if (ctx.state.get(OBJECT_FROM_BLOCK) === true) {
+      const [args] = ctx.params as [string[]];
+      return { path: `/api/v0/block/get?arg=${encodeURIComponent(args[0] ?? '')}`, stream: false };
+    }
+    const path = `/api/v0/${ctx.call.method}${query === '' ? '' : `?${query}`}`;
+    if (request?.body !== undefined) {
+      return { path, body: request.body, headers: { 'content-type': request.contentType ?? 'application/octet-stream' }, stream: command?.stream ?? true };
+    }
+    return { path, stream: command?.stream ?? true };
+  },
+  inspect(reply) {
+    if (reply.status === 429) {
+      discard(reply);
+      return new UpstreamFailure('overloaded', 'upstream answered HTTP 429', { maybeReceived: false, status: 429 });
+    }
+    if (reply.status >= 500 && !isKuboError(reply)) {
+      discard(reply);
+      return new UpstreamFailure('status', `upstream answered HTTP ${reply.status}`, { maybeReceived: true, status: reply.status });
+    }
+    return undefined;
+  },
+};

@@ -1,0 +1,139 @@
+import { ConfigError } from '../../core/index.js';
+
+/** The plugin's name, and the key of its settings under `plugins` in the config. */
+export const IPFS_PLUGIN = 'ipfs';
+
+/** Request-rate limits of the file-storage API for the keys of one plan (token buckets per key). */
+export interface IpfsPlanLimits {
+  /** Sustained read requests (`cat`, `object/get`, `version`) per second. */
+  readonly readsPerSecond: number;
+  /** Sustained write requests (`add`) per second. */
+  readonly writesPerSecond: number;
+  /** Read requests a key may make at once after a pause (default: one second's worth, at least 1). */
+  readonly readBurst?: number;
+  /** Write requests a key may make at once after a pause (default: one second's worth, at least 1). */
+  readonly writeBurst?: number;
+}
+
+/** Settings of the file-storage API, from `ipfs({...})` and the config's `plugins.ipfs` (which wins). */
+export interface IpfsSettings {
+  /**
+   * Which plans include the file-storage API, and their limits, merged over {@link DEFAULT_IPFS_PLANS}:
+   * `false` takes the API away from a plan; a plan in neither gets HTTP 403.
+   */
+  readonly plans?: Readonly<Record<string, IpfsPlanLimits | false>>;
+  /** How long an `add` may take until the upstream answers, ms (default 600000: large uploads). */
+  readonly addTimeoutMs?: number;
+  /** How long a verified key secret is remembered, ms, so scrypt runs once per client rather than per request (default 60000; 0: never). */
+  readonly secretCacheMs?: number;
+  /** Failed secret checks a key may cause per second before it gets HTTP 429 (default 5): scrypt is expensive on purpose. */
+  readonly secretFailuresPerSecond?: number;
+  /** `Access-Control-Allow-Origin` for browsers (default `*`: credentials, not origins, guard access); `false` for none. */
+  readonly corsOrigin?: string | false;
+  /** The realm of the `WWW-Authenticate` challenge (default `tollgate`). */
+  readonly realm?: string;
+}
+
+/** {@link IpfsSettings} with every default applied. */
+export interface ResolvedIpfsSettings {
+  /** Plans that include the API, with their limits (bursts resolved). */
+  readonly plans: ReadonlyMap<string, Required<IpfsPlanLimits>>;
+  /** See {@link IpfsSettings.addTimeoutMs}. */
+  readonly addTimeoutMs: number;
+  /** See {@link IpfsSettings.secretCacheMs}. */
+  readonly secretCacheMs: number;
+  /** See {@link IpfsSettings.secretFailuresPerSecond}. */
+  readonly secretFailuresPerSecond: number;
+  /** See {@link IpfsSettings.corsOrigin}. */
+  readonly corsOrigin: string | false;
+  /** See {@link IpfsSettings.realm}. */
+  readonly realm: string;
+}
+
+/** The file-storage API's limits of the default plans (requests per second per key). */
+export const DEFAULT_IPFS_PLANS: Readonly<Record<string, IpfsPlanLimits>> = Object.freeze({
+  core: { readsPerSecond: 10, writesPerSecond: 2 },
+  developer: { readsPerSecond: 25, writesPerSecond: 5 },
+  team: { readsPerSecond: 50, writesPerSecond: 10 },
+  growth: { readsPerSecond: 100, writesPerSecond: 20 },
+  custom: { readsPerSecond: 250, writesPerSecond: 50 },
+});
+
+const KEYS = new Set(['plans', 'addTimeoutMs', 'secretCacheMs', 'secretFailuresPerSecond', 'corsOrigin', 'realm']);
+const LIMIT_KEYS = new Set(['readsPerSecond', 'writesPerSecond', 'readBurst', 'writeBurst']);
+
+function positive(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0;
+}
+
+function nonNegativeInteger(value: unknown): boolean {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+function readPlans(where: string, value: unknown, problems: string[]): Record<string, IpfsPlanLimits | false> | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    problems.push(`${where}.plans: must be an object of plan names`);
+    return undefined;
+  }
+  const out: Record<string, IpfsPlanLimits | false> = {};
+  for (const [plan, limits] of Object.entries(value)) {
+    const at = `${where}.plans.${plan}`;
+    if (limits === false) {
+      out[plan] = false;
+      continue;
+    }
+    if (typeof limits !== 'object' || limits === null || Array.isArray(limits)) {
+      problems.push(`${at}: must be false or { readsPerSecond, writesPerSecond, readBurst?, writeBurst? }`);
+      continue;
+    }
+    const record = limits as Record<string, unknown>;
+    for (const key of Object.keys(record)) if (!LIMIT_KEYS.has(key)) problems.push(`${at}.${key}: unknown setting`);
+    for (const key of ['readsPerSecond', 'writesPerSecond']) if (!positive(record[key])) problems.push(`${at}.${key}: must be a number above 0`);
+    for (const key of ['readBurst', 'writeBurst']) {
+      if (record[key] !== undefined && !(positive(record[key]) && (record[key] as number) >= 1)) problems.push(`${at}.${key}: must be a number of at least 1`);
+    }
+    out[plan] = record as unknown as IpfsPlanLimits;
+  }
+  return out;
+}
+
+/** Checks one settings object (`ipfs({...})` or the config's `plugins.ipfs`); throws a `ConfigError` naming every problem. */
+export function readIpfsSettings(where: string, source: Readonly<Record<string, unknown>> | undefined): IpfsSettings {
+  if (source === undefined) return {};
+  const problems: string[] = [];
+  for (const key of Object.keys(source)) if (!KEYS.has(key)) problems.push(`${where}.${key}: unknown setting`);
+  const plans = readPlans(where, source.plans, problems);
+  if (source.addTimeoutMs !== undefined && !(nonNegativeInteger(source.addTimeoutMs) && (source.addTimeoutMs as number) > 0)) problems.push(`${where}.addTimeoutMs: must be a positive integer`);
+  if (source.secretCacheMs !== undefined && !nonNegativeInteger(source.secretCacheMs)) problems.push(`${where}.secretCacheMs: must be an integer >= 0`);
+  if (source.secretFailuresPerSecond !== undefined && !positive(source.secretFailuresPerSecond)) problems.push(`${where}.secretFailuresPerSecond: must be a number above 0`);
+  if (source.corsOrigin !== undefined && source.corsOrigin !== false && typeof source.corsOrigin !== 'string') problems.push(`${where}.corsOrigin: must be a string or false`);
+  if (source.realm !== undefined && (typeof source.realm !== 'string' || !/^[\x20-\x7e]*$/.test(source.realm) || source.realm.includes('"'))) problems.push(`${where}.realm: must be printable ASCII without quotes`);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { ...(source as IpfsSettings), ...(plans === undefined ? {} : { plans }) };
+}
+
+/** Merges settings layers (later ones win; plans merge by name over the defaults) and applies defaults. */
+export function resolveIpfsSettings(layers: readonly IpfsSettings[]): ResolvedIpfsSettings {
+  const merged = Object.assign({}, ...layers) as IpfsSettings;
+  const plans = new Map<string, Required<IpfsPlanLimits>>();
+  const table: Record<string, IpfsPlanLimits | false> = { ...DEFAULT_IPFS_PLANS };
+  for (const layer of layers) Object.assign(table, layer.plans);
+  for (const [name, limits] of Object.entries(table)) {
+    if (limits === false) continue;
+    plans.set(name, {
+      readsPerSecond: limits.readsPerSecond,
+      writesPerSecond: limits.writesPerSecond,
+      readBurst: limits.readBurst ?? Math.max(1, limits.readsPerSecond),
+      writeBurst: limits.writeBurst ?? Math.max(1, limits.writesPerSecond),
+    });
+  }
+  return {
+    plans,
+    addTimeoutMs: merged.addTimeoutMs ?? 600_000,
+    secretCacheMs: merged.secretCacheMs ?? 60_000,
+    secretFailuresPerSecond: merged.secretFailuresPerSecond ?? 5,
+    corsOrigin: merged.corsOrigin ?? '*',
+    realm: merged.realm ?? 'tollgate',
+  };
+}
