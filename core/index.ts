@@ -36,6 +36,7 @@ export { resolveFailoverSettings, failoverEligible, type FailoverSettings } from
 export { networkUnavailable } from './upstream/unavailable.js';
 export type { KeyStore, ApiKeyRecord, Plan } from './metering/keys.js';
 export { StaticKeyStore } from './metering/config-key-store.js';
+export { KeyRegistryToken, LayeredKeyStore, apiKeyHash, recordOf, type KeyRegistry, type StoredKey, type KeyChanges } from './metering/key-registry.js';
 export { hashSecret, hashSecretSync, verifySecret, isSecretHash, SECRET_HASH_PREFIX } from './metering/secret-hash.js';
 export { utcDay, nextUtcMidnight, type CreditLedger, type DebitReceipt, type DebitResult, type DebitTaken, type DebitRefused, type Balance } from './metering/credit-ledger.js';
 export { MemoryCreditLedger } from './metering/memory-credit-ledger.js';

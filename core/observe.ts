@@ -35,6 +35,11 @@ export interface UsageEvent {
 export interface UsageRecorder {
   /** Adds one event. */
   record(event: UsageEvent): MaybePromise<void>;
+  /**
+   * Totals per method of `keyId` on the UTC `day` (`YYYY-MM-DD`), for operators (admin API, CLI).
+   * Optional: a recorder that only forwards events elsewhere need not answer.
+   */
+  usage?(keyId: string, day: string): MaybePromise<Record<string, UsageTotals>>;
 }
 
 /** Totals of usage for one key, day and method. */

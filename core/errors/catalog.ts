@@ -61,6 +61,8 @@ export const Errors = Object.freeze({
   UPSTREAM_UNAVAILABLE: entry('UPSTREAM_UNAVAILABLE', -33503, 503, 'Network unavailable', 'No node could serve the call; retry after the Retry-After header\'s seconds. The call was not charged.'),
   /** Upstream timeout (code -33504, HTTP 504). */
   UPSTREAM_TIMEOUT: entry('UPSTREAM_TIMEOUT', -33504, 504, 'Upstream timeout', 'The node did not answer in time; retry. The call was not charged.'),
+  /** Metering unavailable (code -33507, HTTP 503). */
+  METERING_UNAVAILABLE: entry('METERING_UNAVAILABLE', -33507, 503, 'Metering unavailable', 'The gateway cannot reach its credit ledger right now; retry after the Retry-After header\'s seconds. The call was not charged.'),
   /** Bad response from upstream (code -33502, HTTP 502). */
   UPSTREAM_BAD_RESPONSE: entry('UPSTREAM_BAD_RESPONSE', -33502, 502, 'Bad response from upstream', 'Retry; the call was not charged.'),
 });

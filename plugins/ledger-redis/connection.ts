@@ -1,0 +1,168 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { Errors, GatewayError } from '../../core/index.js';
+import { DEBIT, INSERT, LOOKUP, REFUND, SETTLE, TAKE, UPDATE, USAGE } from './scripts.js';
+import { redisAddress, type ResolvedRedisSettings } from './settings.js';
+
+/** The store's Lua scripts, as commands of the client. */
+export interface ScriptCommands {
+  /** {@link DEBIT} */
+  tgDebit(balance: string, credits: number, limit: number, ttlMs: number): Promise<[number, number]>;
+  /** {@link SETTLE} */
+  tgSettle(balance: string, credits: number, ttlMs: number): Promise<number>;
+  /** {@link REFUND} */
+  tgRefund(balance: string, credits: number): Promise<number>;
+  /** {@link TAKE} */
+  tgTake(bucket: string, cost: number, perSecond: number, burst: number, now: number): Promise<[number, number]>;
+  /** {@link USAGE} */
+  tgUsage(usage: string, ttlMs: number, ...groups: Array<string | number>): Promise<number>;
+  /** {@link LOOKUP} */
+  tgLookup(hashEntry: string, recordPrefix: string): Promise<string[] | null>;
+  /** {@link INSERT} */
+  tgInsert(record: string, hashEntry: string, ids: string, id: string, ...fields: string[]): Promise<number>;
+  /** {@link UPDATE} */
+  tgUpdate(record: string, hashPrefix: string, newHash: string, ...fields: string[]): Promise<[number, string]>;
+}
+
+/** An ioredis client with the store's scripts. */
+export type StoreClient = Redis & ScriptCommands;
+
+/**
+ * The store's connection to Redis: an ioredis client that reconnects by itself (backoff up to one
+ * second), never queues commands while disconnected and never resends a command whose answer was lost
+ * (a debit must not land twice), so every failure reaches the policy at once. Components register what
+ * to do when Redis is back (write down credits spent locally, refunds, usage).
+ */
+export class RedisConnection {
+  /** The client. */
+  readonly client: StoreClient;
+  /** The settings. */
+  readonly settings: ResolvedRedisSettings;
+  /** `host:port`, for logs and errors (never the URL, which may hold a password). */
+  readonly address: string;
+  readonly #logger: Logger | undefined;
+  readonly #onReady: Array<() => Promise<void> | void> = [];
+  #down = false;
+  #closed = false;
+  #catchingUp = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(settings: ResolvedRedisSettings, logger?: Logger) {
+    this.settings = settings;
+    this.address = redisAddress(settings.url);
+    this.#logger = logger;
+    this.client = new Redis(settings.url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      enableAutoPipelining: true,
+      autoResendUnfulfilledCommands: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: settings.commandTimeoutMs,
+      connectTimeout: settings.connectTimeoutMs,
+      retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 5), 1000),
+    }) as StoreClient;
+    const scripts: Array<[keyof ScriptCommands, number, string]> = [
+      ['tgDebit', 1, DEBIT],
+      ['tgSettle', 1, SETTLE],
+      ['tgRefund', 1, REFUND],
+      ['tgTake', 1, TAKE],
+      ['tgUsage', 1, USAGE],
+      ['tgLookup', 1, LOOKUP],
+      ['tgInsert', 3, INSERT],
+      ['tgUpdate', 1, UPDATE],
+    ];
+    for (const [name, numberOfKeys, lua] of scripts) this.client.defineCommand(name, { numberOfKeys, lua });
+    // ioredis reports connection errors here; without a listener it prints them itself.
+    this.client.on('error', (error: Error & { code?: string }) => this.#wentDown(error.code ?? error.name));
+    this.client.on('close', () => this.#wentDown('connection closed'));
+    this.client.on('ready', () => this.#cameBack());
+  }
+
+  /** Whether commands can be sent now. */
+  get ready(): boolean {
+    return this.client.status === 'ready';
+  }
+
+  /**
+   * Registers catch-up work (writing down what piled up while Redis was away): run as soon as Redis is
+   * reachable again, then every `usageFlushMs` while it is, so work that failed is retried. Must be
+   * idempotent and do nothing when nothing is pending.
+   */
+  onReady(hook: () => Promise<void> | void): void {
+    this.#onReady.push(hook);
+    if (this.#timer === undefined) {
+      this.#timer = setInterval(() => this.catchUp(), this.settings.usageFlushMs);
+      this.#timer.unref();
+    }
+  }
+
+  /** Runs the catch-up work now, if Redis is reachable (and no earlier run is still going). */
+  async catchUp(): Promise<void> {
+    if (!this.ready || this.#catchingUp) return;
+    this.#catchingUp = true;
+    try {
+      for (const hook of this.#onReady) {
+        try {
+          await hook();
+        } catch (error) {
+          this.failed(error);
+        }
+      }
+    } finally {
+      this.#catchingUp = false;
+    }
+  }
+
+  /**
+   * Connects, waiting at most `connectTimeoutMs`.
+   *
+   * @throws Error naming the address when Redis cannot be reached in time.
+   */
+  async connect(): Promise<void> {
+    const ready = new Promise<void>((resolve) => this.client.once('ready', () => resolve()));
+    this.client.connect().catch(() => { /* retried by the client; the timeout below decides */ });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.settings.connectTimeoutMs)));
+    const outcome = await Promise.race([ready, late]);
+    clearTimeout(timer);
+    if (outcome === 'late') {
+      this.client.disconnect();
+      throw new Error(`cannot reach Redis at ${this.address} within ${this.settings.connectTimeoutMs} ms`);
+    }
+  }
+
+  /** Closes the connection (after `flush`, by the caller). Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#timer);
+    if (this.ready) {
+      await this.client.quit().catch(() => this.client.disconnect());
+    } else {
+      this.client.disconnect();
+    }
+  }
+
+  /** The error a metered call gets while Redis cannot be reached. */
+  unavailable(reason = `the credit ledger (Redis at ${this.address}) is unreachable`): GatewayError {
+    return new GatewayError(Errors.METERING_UNAVAILABLE, { message: reason, headers: { 'retry-after': '1' }, data: { retryAfterSeconds: 1 } });
+  }
+
+  /** Notes a failed command: logs the outage once. */
+  failed(error: unknown): void {
+    this.#wentDown((error as { code?: string }).code ?? (error as Error).message ?? 'command failed');
+  }
+
+  #wentDown(reason: string): void {
+    if (this.#down || this.#closed) return;
+    this.#down = true;
+    this.#logger?.warn({ redis: this.address, reason, policy: this.settings.whenUnavailable }, 'Redis unreachable');
+  }
+
+  #cameBack(): void {
+    if (!this.#down) return;
+    this.#down = false;
+    this.#logger?.info({ redis: this.address }, 'Redis reachable again');
+    void this.catchUp();
+  }
+}

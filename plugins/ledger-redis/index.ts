@@ -1,0 +1,16 @@
+/**
+ * The Redis store plugin: API keys (hashed), daily credit balances, throughput buckets and usage shared
+ * by several gateway instances through one Redis, with atomic Lua scripts, day keys that expire by
+ * themselves, reconnection, and a configurable policy for when Redis is unreachable.
+ *
+ * @packageDocumentation
+ */
+export { ledgerRedis, type RedisLedgerPlugin } from './plugin.js';
+export { createRedisStore, type RedisStore } from './redis-store.js';
+export { RedisConnection, type StoreClient, type ScriptCommands } from './connection.js';
+export { RedisCreditLedger } from './redis-credit-ledger.js';
+export { RedisRateLimiter } from './redis-rate-limiter.js';
+export { RedisKeyRegistry, MAX_CACHED_KEYS } from './redis-key-registry.js';
+export { RedisUsageRecorder, MAX_PENDING_USAGE } from './redis-usage-recorder.js';
+export { LEDGER_REDIS_PLUGIN, resolveRedisSettings, redisAddress, type RedisLedgerSettings, type ResolvedRedisSettings, type UnavailablePolicy } from './settings.js';
+export * as RedisScripts from './scripts.js';

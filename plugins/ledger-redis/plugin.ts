@@ -1,0 +1,56 @@
+import { KeyRegistryToken, LayeredKeyStore, Tokens, type TollgatePlugin } from '../../core/index.js';
+import { LEDGER_REDIS_PLUGIN, resolveRedisSettings, type RedisLedgerSettings } from './settings.js';
+import { createRedisStore, type RedisStore } from './redis-store.js';
+
+/** The Redis store plugin, with access to its store once registered. */
+export interface RedisLedgerPlugin extends TollgatePlugin {
+  /**
+   * The store.
+   *
+   * @throws Error before the plugin was registered in a gateway.
+   */
+  readonly store: RedisStore;
+}
+
+/**
+ * The Redis store, for several gateway instances behind a load balancer: keys, daily balances,
+ * throughput buckets and usage shared through one Redis with atomic Lua scripts. It registers the
+ * {@link Tokens.CreditLedger}, {@link Tokens.RateLimiter}, {@link Tokens.UsageRecorder},
+ * {@link KeyRegistryToken} and a {@link Tokens.KeyStore} that looks a key up in the config's keys first,
+ * then in Redis. The gateway does not start until Redis answers (`connectTimeoutMs`); afterwards the
+ * connection comes back by itself, and `whenUnavailable` decides what happens meanwhile.
+ *
+ * @example
+ * ```ts
+ * const gateway = await createGateway({
+ *   config: { ...config, plugins: { 'ledger-redis': { url: 'redis://10.0.0.7:6379', whenUnavailable: 'refuse' } } },
+ *   plugins: [ledgerRedis(), httpTransport(), evmFamily()],
+ * });
+ * ```
+ */
+export function ledgerRedis(options: RedisLedgerSettings = {}): RedisLedgerPlugin {
+  let store: RedisStore | undefined;
+  return {
+    name: LEDGER_REDIS_PLUGIN,
+    get store(): RedisStore {
+      if (store === undefined) throw new Error('the ledger-redis plugin is not registered in a gateway yet');
+      return store;
+    },
+    register(container, config) {
+      const settings = resolveRedisSettings([options as Record<string, unknown>, config.plugins[LEDGER_REDIS_PLUGIN]]);
+      store = createRedisStore(settings, container.resolve(Tokens.Logger));
+      const configKeys = container.resolve(Tokens.KeyStore);
+      container.register(Tokens.KeyStore, { useValue: new LayeredKeyStore(configKeys, store.keys) });
+      container.register(KeyRegistryToken, { useValue: store.keys });
+      container.register(Tokens.CreditLedger, { useValue: store.ledger });
+      container.register(Tokens.RateLimiter, { useValue: store.limiter });
+      container.register(Tokens.UsageRecorder, { useValue: store.usage });
+    },
+    async start() {
+      await store!.open();
+    },
+    async stop() {
+      await store?.close();
+    },
+  };
+}

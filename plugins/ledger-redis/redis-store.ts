@@ -1,0 +1,75 @@
+import type { Logger } from 'pino';
+import { RedisConnection } from './connection.js';
+import { resolveRedisSettings, type RedisLedgerSettings, type ResolvedRedisSettings } from './settings.js';
+import { RedisCreditLedger } from './redis-credit-ledger.js';
+import { RedisRateLimiter } from './redis-rate-limiter.js';
+import { RedisKeyRegistry } from './redis-key-registry.js';
+import { RedisUsageRecorder } from './redis-usage-recorder.js';
+
+/** Keys, balances, throughput buckets and usage in one Redis, shared by every gateway instance. */
+export interface RedisStore {
+  /** The settings it was created with. */
+  readonly settings: ResolvedRedisSettings;
+  /** The connection. */
+  readonly connection: RedisConnection;
+  /** Daily balances. */
+  readonly ledger: RedisCreditLedger;
+  /** Throughput buckets. */
+  readonly limiter: RedisRateLimiter;
+  /** API keys (hashed). */
+  readonly keys: RedisKeyRegistry;
+  /** Usage per key, day and method. */
+  readonly usage: RedisUsageRecorder;
+  /**
+   * Connects and subscribes to key changes.
+   *
+   * @throws Error when Redis cannot be reached within `connectTimeoutMs`.
+   */
+  open(): Promise<void>;
+  /** Writes what is pending (usage, local debits) if Redis is reachable, and disconnects. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the store for `settings` (not yet connected: call `open()`), outside any gateway: for the
+ * CLI, scripts and tests.
+ *
+ * @example
+ * ```ts
+ * const store = createRedisStore({ url: 'redis://10.0.0.7:6379' });
+ * await store.open();
+ * console.log(await store.usage.usage('acme', '2026-01-31'));
+ * await store.close();
+ * ```
+ */
+export function createRedisStore(settings: RedisLedgerSettings | ResolvedRedisSettings = {}, logger?: Logger): RedisStore {
+  const resolved = resolveRedisSettings([settings as Readonly<Record<string, unknown>>]);
+  const connection = new RedisConnection(resolved, logger);
+  const keys = new RedisKeyRegistry(connection);
+  let closing: Promise<void> | undefined;
+  return {
+    settings: resolved,
+    connection,
+    ledger: new RedisCreditLedger(connection),
+    limiter: new RedisRateLimiter(connection),
+    keys,
+    usage: new RedisUsageRecorder(connection),
+    async open() {
+      await connection.connect();
+      try {
+        await keys.start();
+      } catch (error) {
+        await connection.close();
+        throw error;
+      }
+    },
+    close() {
+      closing ??= (async () => {
+        await connection.catchUp();
+        await keys.stop();
+        await connection.close();
+      })();
+      return closing;
+    },
+  };
+}

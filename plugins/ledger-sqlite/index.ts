@@ -1,0 +1,14 @@
+/**
+ * The SQLite store plugin: API keys (hashed), daily credit balances and usage in one SQLite file (WAL),
+ * the durable default of a single gateway instance. A debit is committed before its call is dispatched.
+ *
+ * @packageDocumentation
+ */
+export { ledgerSqlite, type SqliteLedgerPlugin } from './plugin.js';
+export { openSqliteStore, type SqliteStore } from './sqlite-store.js';
+export { SqliteCreditLedger } from './sqlite-credit-ledger.js';
+export { SqliteKeyRegistry } from './sqlite-key-registry.js';
+export { SqliteUsageRecorder, MAX_METHOD_LENGTH } from './sqlite-usage-recorder.js';
+export { openDatabase, type SqliteDatabase, type SqliteStatement } from './database.js';
+export { GroupCommit } from './group-commit.js';
+export { LEDGER_SQLITE_PLUGIN, DEFAULT_SQLITE_PATH, resolveSqliteSettings, type SqliteLedgerSettings, type ResolvedSqliteSettings } from './settings.js';
