@@ -239,7 +239,10 @@ class Commands {
       let last: string | undefined;
       for await (const result of fs.addAll(entries(), addOptions)) {
         const hashed = result.cid.toString();
-        const line = `${JSON.stringify({ Name: result.path === undefined || result.path === '' ? hashed : result.path, Hash: hashed, Size: String(result.size) })}\n`;
+        // Unnamed content is named by its CID; the directory wrapping an upload has no name.
+        const unnamed = result.path === undefined || result.path === '';
+        const name = unnamed ? (result.unixfs?.type === 'directory' ? '' : hashed) : result.path;
+        const line = `${JSON.stringify({ Name: name, Hash: hashed, Size: String(result.size) })}\n`;
         if (silent) continue;
         if (quieter) {
           last = line;

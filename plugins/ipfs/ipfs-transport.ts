@@ -182,10 +182,13 @@ export class IpfsTransport implements Transport {
   }
 
   #refusal(error: GatewayError): Refusal {
-    const body = (code: number): string => kuboErrorBody(error.message, code);
+    const body = (code: number, message = error.message): string => kuboErrorBody(message, code);
     switch (error.entry) {
-      case Errors.UNAUTHORIZED:
-        return { status: 401, headers: { 'www-authenticate': `Basic realm="${this.#settings.realm}", charset="UTF-8"` }, body: body(KuboErrorCode.Forbidden) };
+      case Errors.UNAUTHORIZED: {
+        // An unknown key and a wrong secret get the same answer, which says nothing of which keys exist.
+        const message = error.message === Errors.UNAUTHORIZED.message ? 'invalid API key or secret' : error.message;
+        return { status: 401, headers: { 'www-authenticate': `Basic realm="${this.#settings.realm}", charset="UTF-8"` }, body: body(KuboErrorCode.Forbidden, message) };
+      }
       case Errors.FORBIDDEN:
         return { status: 403, headers: {}, body: body(KuboErrorCode.Forbidden) };
       case Errors.RATE_LIMITED:

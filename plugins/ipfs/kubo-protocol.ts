@@ -1,5 +1,6 @@
 import { UpstreamFailure, type CallProtocol, type UpstreamReply, type UpstreamRequest } from '../../core/index.js';
 import { ipfsCommand } from './commands.js';
+import { parseContentPath } from './content-path.js';
 import { IPFS_REQUEST, OBJECT_FROM_BLOCK } from './context-keys.js';
 
 function discard(reply: UpstreamReply): void {
@@ -31,8 +32,9 @@ export const kuboProtocol: CallProtocol = {
     const query = request?.query ?? '';
     const command = ipfsCommand(ctx.call.method);
     if (ctx.state.get(OBJECT_FROM_BLOCK) === true) {
+      // The root's raw block; the fallback stage follows any path below it.
       const [args] = ctx.params as [string[]];
-      return { path: `/api/v0/block/get?arg=${encodeURIComponent(args[0] ?? '')}`, stream: false };
+      return { path: `/api/v0/block/get?arg=${parseContentPath(args[0] ?? '').cid.toString()}`, stream: false };
     }
     const path = `/api/v0/${ctx.call.method}${query === '' ? '' : `?${query}`}`;
     if (request?.body !== undefined) {

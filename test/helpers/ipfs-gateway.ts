@@ -59,7 +59,7 @@ export async function startIpfsGateway(options: IpfsGatewayOptions = {}): Promis
           { key: NO_SECRET_KEY, plan: 'growth', id: 'ipfs-nosecret' },
         ],
         networks: [{ name: 'ipfs', families: ['ipfs'], upstreams: options.upstreams ?? [{ name: 'helia', embedded: 'helia' }] }],
-        plugins: { ipfs: { plans: { core: false }, ...options.ipfs } as Record<string, unknown> },
+        plugins: { ipfs: { ...options.ipfs, plans: { core: false, ...options.ipfs?.plans } } as Record<string, unknown> },
         ...options.config,
       },
       [...(options.plugins ?? []), ipfs(), dev],

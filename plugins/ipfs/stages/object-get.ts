@@ -44,12 +44,15 @@ async function getBlock(upstream: Upstream, cid: CID, ctx: RequestContext): Prom
   return reply;
 }
 
-/** Resolves `arg` (a CID and a path below it) through dag-pb links, block by block, and renders the node it names. */
-async function fromBlocks(upstream: Upstream, ctx: RequestContext): Promise<UpstreamReply> {
+/**
+ * Resolves `arg` (a CID and a path below it) through dag-pb links, block by block, and renders the node
+ * it names. `root` is the root's block when it was already fetched.
+ */
+async function fromBlocks(upstream: Upstream, ctx: RequestContext, root?: UpstreamReply): Promise<UpstreamReply> {
   const { arg, dataEncoding } = argsOf(ctx);
   const { cid, segments } = parseContentPath(arg);
   let current = cid;
-  let reply = await getBlock(upstream, current, ctx);
+  let reply = root ?? (await getBlock(upstream, current, ctx));
   for (const segment of segments) {
     if (reply.status !== 200) return reply;
     let next: CID | undefined;
@@ -87,7 +90,7 @@ export function objectGetStages(): StageDefinition[] {
         step((ctx) => {
           if (!applies(ctx)) return;
           const first = ctx.candidates?.[0];
-          if (first !== undefined && lacking.has(first) && parseContentPath(argsOf(ctx).arg).segments.length === 0) ctx.state.set(OBJECT_FROM_BLOCK, true);
+          if (first !== undefined && lacking.has(first)) ctx.state.set(OBJECT_FROM_BLOCK, true);
         }),
     },
     {
@@ -98,14 +101,11 @@ export function objectGetStages(): StageDefinition[] {
           if (!applies(ctx)) return;
           const reply = ctx.reply!;
           if (ctx.state.get(OBJECT_FROM_BLOCK) === true) {
+            // The upstream was asked for the root's raw block: follow the path, render the node.
             if (reply.status !== 200) return;
-            const { arg, dataEncoding } = argsOf(ctx);
-            try {
-              ctx.reply = rendered(objectJson(decodeDagPb(parseContentPath(arg).cid, reply.body as Uint8Array), dataEncoding));
-            } catch (error) {
-              ctx.reply = kuboErrorReply((error as Error).message);
-            }
-            return;
+            return fromBlocks(ctx.servedBy!, ctx, reply).then((answer) => {
+              ctx.reply = answer;
+            });
           }
           if (!lacksObjectGet(reply)) return;
           const upstream = ctx.servedBy!;
