@@ -22,7 +22,7 @@ export { Errors, type ErrorEntry, type ErrorName } from './errors/catalog.js';
 export { step, CORE_STAGES, type Stage, type StageDefinition, type StageDependencies, type CoreStageName } from './pipeline/stage.js';
 export { buildPipeline, orderStages } from './pipeline/pipeline.js';
 export { createJsonRpcEngine, SERVED_BY_HEADER, type JsonRpcInput, type JsonRpcOutput, type JsonRpcEngineDeps } from './jsonrpc/engine.js';
-export { jsonRpcProtocol, isCapacityError, capacityErrorOf } from './jsonrpc/protocol.js';
+export { jsonRpcProtocol, isCapacityError, capacityErrorOf, type CapacityError } from './jsonrpc/protocol.js';
 export { encodeRequest, encodeError } from './jsonrpc/encode.js';
 export type { JsonRpcId, JsonRpcRequest, JsonRpcResponse, JsonRpcSuccess, JsonRpcFailure, JsonRpcErrorObject } from './jsonrpc/types.js';
 export { Upstream, type UpstreamRequest, type UpstreamSettings } from './upstream/upstream.js';
@@ -32,7 +32,7 @@ export { FailoverSelector, type FailoverSelectorOptions } from './upstream/failo
 export { NetworkHealth } from './upstream/network-health.js';
 export { UpstreamHealth, type UpstreamCounters, type LastFailure } from './upstream/upstream-health.js';
 export { CircuitBreaker, type BreakerState, type CircuitBreakerSettings, type BreakerTransitions } from './upstream/circuit-breaker.js';
-export { resolveFailoverSettings, failoverEligible, type FailoverSettings } from './upstream/failover-settings.js';
+export { resolveFailoverSettings, failoverEligible, type FailoverSettings, type ProbeSettings } from './upstream/failover-settings.js';
 export { networkUnavailable } from './upstream/unavailable.js';
 export type { KeyStore, ApiKeyRecord, Plan } from './metering/keys.js';
 export { StaticKeyStore } from './metering/config-key-store.js';

@@ -41,11 +41,19 @@ export function isCapacityError(error: { code?: unknown; message?: unknown }): b
   return typeof error.code === 'number' && CAPACITY_CODES.has(error.code);
 }
 
+/** A provider's capacity error, as found in a reply body. */
+export interface CapacityError {
+  /** The JSON-RPC error code the provider sent. */
+  readonly code: unknown;
+  /** Its message. */
+  readonly message: unknown;
+}
+
 /**
  * The provider capacity error in a small JSON-RPC error body, if it is one; undefined otherwise (and for
  * any body that is large or has no `"error"` member, which is never parsed).
  */
-export function capacityErrorOf(body: Uint8Array): { code: unknown; message: unknown } | undefined {
+export function capacityErrorOf(body: Uint8Array): CapacityError | undefined {
   if (body.byteLength > MAX_ERROR_BODY) return undefined;
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   if (bytes.indexOf(ERROR_MEMBER) === -1) return undefined;

@@ -58,23 +58,22 @@ export class FailoverSelector implements UpstreamSelector {
   /** The upstreams to try for the call, best first; partners last, for eligible calls only. */
   select(ctx: RequestContext): readonly Upstream[] {
     const network = this.#networks.get(ctx.network) ?? this.#track(ctx.network);
-    return network.select(failoverEligible(network.settings, ctx));
+    return network.select(failoverEligible(network.settings, ctx), ctx);
   }
 
-  /** Skips an upstream whose breaker opened since the call was routed; counts attempts, retries and failovers. */
+  /**
+   * Skips an upstream that may not take this call now (its breaker opened since the call was routed, or
+   * it is half-open and this call is not its trial); counts attempts, retries and failovers.
+   */
   admit(upstream: Upstream, ctx: RequestContext): boolean {
     const entry = this.#health.get(upstream);
     if (entry === undefined) return true;
     const { health, network } = entry;
     const breaker = health.breaker;
     if (breaker.state !== 'closed') {
-      if (network.probing) return false;
-      const now = performance.now();
-      if (breaker.state === 'open') {
-        if (!breaker.wake(now)) return false;
-        network.breakerMoved(health, 'cooldown over: this call is the trial');
-      }
-      if (!breaker.claimTrial(now, upstream.settings.timeoutMs)) return false;
+      // Half-open without probes: only the call the selector made the trial goes through.
+      if (breaker.state === 'open' || network.probing || health.trialCall !== ctx) return false;
+      health.trialCall = undefined;
     } else if (health.lagging) {
       return false;
     }

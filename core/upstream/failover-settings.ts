@@ -2,6 +2,14 @@ import type { GatewayConfig, NetworkConfig } from '../config/types.js';
 import type { RequestContext } from '../context.js';
 import type { CircuitBreakerSettings } from './circuit-breaker.js';
 
+/** Active probe settings of a network. */
+export interface ProbeSettings {
+  /** Time between probes of each upstream, ms; 0: no active probes. */
+  readonly intervalMs: number;
+  /** Timeout of one probe, ms. */
+  readonly timeoutMs: number;
+}
+
 /** The failover settings of one network: the config's top-level `failover` with the network's own fields over it. */
 export interface FailoverSettings {
   /** Primaries tried per call (partners, when eligible, come after them). */
@@ -12,8 +20,8 @@ export interface FailoverSettings {
   readonly maxLagBlocks: number;
   /** Circuit breaker settings of every upstream. */
   readonly breaker: CircuitBreakerSettings;
-  /** Active probes: interval (0: off) and timeout, ms. */
-  readonly probe: { readonly intervalMs: number; readonly timeoutMs: number };
+  /** Active probes. */
+  readonly probe: ProbeSettings;
   /** Methods that may go to a partner; undefined: the family's `failover` flag decides. */
   readonly methods: ReadonlySet<string> | undefined;
   /** Plans whose calls may go to a partner; undefined: the plan's `failover` flag decides. */

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Network } from '../network.js';
+import type { RequestContext } from '../context.js';
 import { encodeRequest } from '../jsonrpc/encode.js';
 import { capacityErrorOf, jsonRpcProtocol } from '../jsonrpc/protocol.js';
 import type { FailoverSettings } from './failover-settings.js';
@@ -23,6 +24,12 @@ interface RoutePlan {
   readonly failoverOrders: readonly (readonly Upstream[])[];
   /** Earliest end of an open breaker's cooldown, when calls (not probes) make the trials; else Infinity. */
   readonly wakeAt: number;
+  /** Without probes: half-open primaries, each waiting for one call to be its trial. */
+  readonly trials: readonly UpstreamHealth[];
+  /** For each trial: the trial upstream first, then the first primary order. */
+  readonly trialPrimaryOrders: readonly (readonly Upstream[])[];
+  /** The same, followed by the usable partners. */
+  readonly trialFailoverOrders: readonly (readonly Upstream[])[];
 }
 
 /** Turns a probe's result into a head: a block number (hex quantity) or a slot (JSON number). */
@@ -44,7 +51,8 @@ function headOf(result: unknown): number | undefined {
  *   at the head first, then the rest by head, highest first;
  * - partners (not held to the primaries' head: they are another provider's chain view, used only when no
  *   primary can serve) follow when the call is eligible;
- * - without active probes, an open breaker whose cooldown ended lets one call through as its trial.
+ * - without active probes, an open breaker whose cooldown ended makes the next call its trial: that call
+ *   tries the upstream first, and its outcome closes or reopens the breaker.
  */
 export class NetworkHealth {
   /** The network. */
@@ -83,10 +91,23 @@ export class NetworkHealth {
     return this.#interval !== undefined;
   }
 
-  /** The upstreams to try for a call, best first; `eligible` adds the partners. */
-  select(eligible: boolean): readonly Upstream[] {
+  /**
+   * The upstreams to try for call `ctx`, best first; `eligible` adds the partners. Without probes, a
+   * half-open primary whose trial is free makes this call its trial: it comes first.
+   */
+  select(eligible: boolean, ctx: RequestContext): readonly Upstream[] {
     let plan = this.#plan;
     if (plan === undefined || (plan.wakeAt !== Infinity && performance.now() >= plan.wakeAt)) plan = this.#rebuild();
+    if (plan.trials.length > 0) {
+      const now = performance.now();
+      for (let i = 0; i < plan.trials.length; i++) {
+        const h = plan.trials[i]!;
+        if (h.breaker.claimTrial(now, h.upstream.settings.timeoutMs)) {
+          h.trialCall = ctx;
+          return (eligible ? plan.trialFailoverOrders : plan.trialPrimaryOrders)[i]!;
+        }
+      }
+    }
     const orders = eligible ? plan.failoverOrders : plan.primaryOrders;
     const lead = plan.lead;
     const n = lead.length;
@@ -170,7 +191,7 @@ export class NetworkHealth {
     const highest = this.highestHead;
     const lead: UpstreamHealth[] = [];
     const behind: UpstreamHealth[] = [];
-    const trials: Upstream[] = [];
+    const trials: UpstreamHealth[] = [];
     for (const h of this.#primaries) {
       const state = h.breaker.state;
       if (state === 'closed') {
@@ -178,7 +199,7 @@ export class NetworkHealth {
         if (h.head === undefined || highest === undefined || h.head >= highest) lead.push(h);
         else behind.push(h);
       } else if (state === 'half-open' && !probing) {
-        trials.push(h.upstream);
+        trials.push(h);
       }
     }
     behind.sort((a, b) => b.head! - a.head!);
@@ -186,7 +207,7 @@ export class NetworkHealth {
     for (const h of this.#partners) if (h.breaker.state === 'closed') partners.push(h.upstream);
     if (!probing) for (const h of this.#partners) if (h.breaker.state === 'half-open') partners.push(h.upstream);
 
-    const tail = [...behind.map((h) => h.upstream), ...trials];
+    const tail = behind.map((h) => h.upstream);
     const primaryOrders: Upstream[][] = [];
     if (lead.length === 0) {
       if (tail.length > 0) primaryOrders.push(tail);
@@ -202,11 +223,15 @@ export class NetworkHealth {
       : primaryOrders.map((order) => [...order, ...partners]);
     let wakeAt = Infinity;
     if (!probing) for (const h of this.members) wakeAt = Math.min(wakeAt, h.breaker.coolingUntil);
+    const trialPrimaryOrders = trials.map((h) => Object.freeze([h.upstream, ...(primaryOrders[0] ?? [])]));
     const plan: RoutePlan = {
       lead,
       primaryOrders: primaryOrders.map((o) => Object.freeze(o)),
       failoverOrders: failoverOrders.map((o) => Object.freeze(o)),
       wakeAt,
+      trials,
+      trialPrimaryOrders,
+      trialFailoverOrders: trialPrimaryOrders.map((o) => Object.freeze([...o, ...partners])),
     };
     this.#plan = plan;
     return plan;

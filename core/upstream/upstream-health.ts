@@ -58,6 +58,8 @@ export class UpstreamHealth {
   lastProbeOkAt: number | undefined;
   /** Whether a probe is in flight. */
   probing = false;
+  /** Without probes: the call that holds the half-open trial. */
+  trialCall: object | undefined;
 
   constructor(upstream: Upstream, breaker: CircuitBreakerSettings) {
     this.upstream = upstream;

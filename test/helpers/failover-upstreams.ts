@@ -9,6 +9,8 @@ import type { FailoverSelector, UpstreamStatus } from '../../core/index.js';
  */
 export type ChaosMode =
   | 'forward' // a healthy node
+  | 'echo' // a healthy node of its own: answers every call with result "0x1"
+  | 'http-401' // refuses the gateway's credentials with a JSON-RPC body
   | 'hang' // accepts the connection and the request, never answers
   | 'http-500' // answers HTTP 500 with a text body
   | 'http-429' // answers HTTP 429 with a JSON-RPC rate-limit body
@@ -49,6 +51,14 @@ export async function startChaosUpstream(target: string | undefined, mode: Chaos
           return; // the socket stays open until the server closes
         case 'die':
           req.socket.destroy();
+          return;
+        case 'echo':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', id, result: '0x1' }));
+          return;
+        case 'http-401':
+          res.writeHead(401, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32002, message: 'invalid project id' } }));
           return;
         case 'http-500':
           res.writeHead(500, { 'content-type': 'text/plain' });
