@@ -1,0 +1,182 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { KeyRegistryToken, Tokens, type GatewayRuntime, type Transport, type UpstreamStatus } from '../../core/index.js';
+import { KeyManager, KeyManagerError } from './key-manager.js';
+import type { ResolvedAdminSettings } from './settings.js';
+
+/** An admin API error: a stable code and a message, answered as `{ "error": { code, message } }`. */
+class AdminError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly headers: Record<string, string>;
+  constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.headers = headers;
+  }
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+function readJson(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.destroy();
+        reject(new AdminError(413, 'too_large', `request body exceeds ${limit} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', reject);
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8').trim();
+      if (text === '') return resolve({});
+      try {
+        const parsed = JSON.parse(text) as unknown;
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+        resolve(parsed as Record<string, unknown>);
+      } catch {
+        reject(new AdminError(400, 'bad_request', 'the body must be a JSON object'));
+      }
+    });
+  });
+}
+
+function optionalString(body: Record<string, unknown>, name: string): string | undefined {
+  const value = body[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw new AdminError(400, 'bad_request', `${name}: must be a non-empty string`);
+  return value;
+}
+
+function optionalObject(body: Record<string, unknown>, name: string): Record<string, unknown> | undefined {
+  const value = body[name];
+  if (value === undefined) return undefined;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AdminError(400, 'bad_request', `${name}: must be an object`);
+  return value as Record<string, unknown>;
+}
+
+/**
+ * The admin HTTP API under a path prefix (default `/admin/v1`), for operators: keys (create, list,
+ * rotate, revoke, plan), usage per key, day and method, plans, and upstream status. Every request needs
+ * `Authorization: Bearer <token>`, compared in constant time; without it the answer is 401 and nothing
+ * else is revealed. Answers are JSON and never cached.
+ */
+export class AdminTransport implements Transport {
+  readonly name = 'admin';
+  readonly #settings: ResolvedAdminSettings;
+  readonly #token: Buffer;
+  #manager: KeyManager | undefined;
+
+  constructor(settings: ResolvedAdminSettings & { token: string }) {
+    this.#settings = settings;
+    this.#token = digest(settings.token);
+  }
+
+  handleRequest(req: IncomingMessage, res: ServerResponse, gateway: GatewayRuntime): boolean {
+    const url = new URL(req.url ?? '/', 'http://admin.invalid');
+    const prefix = this.#settings.prefix;
+    if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return false;
+    const path = url.pathname.slice(prefix.length).replace(/\/$/, '') || '/';
+    this.#handle(req, path, url.searchParams, gateway).then(
+      ({ status, body }) => this.#send(res, status, body),
+      (error: unknown) => {
+        if (error instanceof AdminError) return this.#send(res, error.status, { error: { code: error.code, message: error.message } }, error.headers);
+        if (error instanceof KeyManagerError) return this.#send(res, error.status, { error: { code: error.code, message: error.message } });
+        gateway.logger.error({ err: error, admin: path }, 'admin request failed');
+        this.#send(res, 500, { error: { code: 'internal', message: 'internal error' } });
+      },
+    );
+    return true;
+  }
+
+  /** Whether the request carries the admin token (constant-time comparison of SHA-256 digests). */
+  #authorized(req: IncomingMessage): boolean {
+    const header = req.headers.authorization ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return timingSafeEqual(digest(match?.[1] ?? ''), this.#token) && match !== null;
+  }
+
+  async #handle(req: IncomingMessage, path: string, query: URLSearchParams, gateway: GatewayRuntime): Promise<{ status: number; body: unknown }> {
+    if (!this.#authorized(req)) {
+      req.resume();
+      throw new AdminError(401, 'unauthorized', 'send the admin token: Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="tollgate-admin"' });
+    }
+    const manager = this.#keyManager(gateway);
+    const method = req.method ?? 'GET';
+    const segments = path.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
+    const allow = (...methods: string[]): void => {
+      if (!methods.includes(method)) throw new AdminError(405, 'method_not_allowed', `use ${methods.join(' or ')}`, { allow: methods.join(', ') });
+    };
+    const [first, id, action, ...rest] = segments;
+
+    if (first === 'upstreams' && id === undefined) {
+      allow('GET');
+      const status: UpstreamStatus[] = gateway.container.resolve(Tokens.UpstreamSelector).status?.() ?? [];
+      return { status: 200, body: { upstreams: status } };
+    }
+    if (first === 'plans' && id === undefined) {
+      allow('GET');
+      return { status: 200, body: { plans: gateway.config.plans } };
+    }
+    if (first === 'keys' && id === undefined) {
+      allow('GET', 'POST');
+      if (method === 'GET') return { status: 200, body: { keys: await manager.list() } };
+      const body = await readJson(req, this.#settings.maxBodyBytes);
+      const plan = optionalString(body, 'plan');
+      if (plan === undefined) throw new AdminError(400, 'bad_request', 'plan: is required');
+      const issued = await manager.create({ plan, id: optionalString(body, 'id'), label: optionalString(body, 'label'), settings: optionalObject(body, 'settings') });
+      return { status: 201, body: issued };
+    }
+    if (first === 'keys' && id !== undefined && rest.length === 0) {
+      if (action === undefined) {
+        allow('GET', 'PATCH', 'DELETE');
+        if (method === 'GET') return { status: 200, body: { key: await manager.get(id), balance: await manager.balance(id) } };
+        if (method === 'DELETE') return { status: 200, body: { key: await manager.revoke(id) } };
+        const body = await readJson(req, this.#settings.maxBodyBytes);
+        const changes = { plan: optionalString(body, 'plan'), label: optionalString(body, 'label'), settings: optionalObject(body, 'settings') };
+        return { status: 200, body: { key: await manager.update(id, changes) } };
+      }
+      if (action === 'rotate') {
+        allow('POST');
+        return { status: 200, body: await manager.rotate(id) };
+      }
+      if (action === 'revoke') {
+        allow('POST');
+        return { status: 200, body: { key: await manager.revoke(id) } };
+      }
+      if (action === 'usage') {
+        allow('GET');
+        const day = query.get('day') ?? undefined;
+        const range = day !== undefined ? { from: day, to: day } : { from: query.get('from') ?? undefined, to: query.get('to') ?? undefined };
+        return { status: 200, body: { id, days: await manager.usage(id, range) } };
+      }
+    }
+    throw new AdminError(404, 'not_found', `no admin route ${method} ${this.#settings.prefix}${path}`);
+  }
+
+  #keyManager(gateway: GatewayRuntime): KeyManager {
+    this.#manager ??= new KeyManager({
+      config: gateway.config,
+      registry: gateway.container.isRegistered(KeyRegistryToken, true) ? gateway.container.resolve(KeyRegistryToken) : undefined,
+      ledger: gateway.container.resolve(Tokens.CreditLedger),
+      usage: gateway.container.resolve(Tokens.UsageRecorder),
+      now: () => gateway.clock.now(),
+    });
+    return this.#manager;
+  }
+
+  #send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    if (res.headersSent || res.destroyed) return;
+    const text = JSON.stringify(body);
+    res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+    res.end(text);
+  }
+}

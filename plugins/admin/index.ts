@@ -1,0 +1,12 @@
+/**
+ * The admin plugin: an HTTP API for operators under `/admin/v1`, behind a bearer token of its own: keys
+ * (create, list, rotate, revoke, assign plans; secrets stored hashed), usage per key, day and method,
+ * plans, and upstream status. {@link KeyManager}, which it is built on, also serves the example
+ * gateway's CLI.
+ *
+ * @packageDocumentation
+ */
+export { admin, type AdminPlugin } from './plugin.js';
+export { AdminTransport } from './admin-transport.js';
+export { KeyManager, KeyManagerError, KEY_ID_PATTERN, MAX_USAGE_DAYS, type KeyManagerDeps, type KeyView, type IssuedKey, type DayUsage } from './key-manager.js';
+export { ADMIN_PLUGIN, ADMIN_TOKEN_ENV, MIN_ADMIN_TOKEN_LENGTH, resolveAdminSettings, type AdminSettings, type ResolvedAdminSettings } from './settings.js';

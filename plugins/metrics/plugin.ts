@@ -1,0 +1,104 @@
+import { Tokens, type TollgatePlugin } from '../../core/index.js';
+import { PrometheusObserver } from './prometheus-observer.js';
+import { MetricsTransport } from './metrics-transport.js';
+import { AccessLogObserver } from './access-log.js';
+
+/** The metrics plugin's name, and the key of its settings under `plugins` in the config. */
+export const METRICS_PLUGIN = 'metrics';
+/** The access-log plugin's name, and the key of its settings under `plugins` in the config. */
+export const ACCESS_LOG_PLUGIN = 'access-log';
+/** The environment variable a metrics token is read from when none is configured. */
+export const METRICS_TOKEN_ENV = 'TOLLGATE_METRICS_TOKEN';
+
+/** Settings of {@link metrics} (`plugins.metrics` in the config wins over them). */
+export interface MetricsSettings {
+  /** Path of the Prometheus endpoint (default `/metrics`). */
+  readonly path?: string;
+  /** A bearer token scrapers must send (default: `TOLLGATE_METRICS_TOKEN`, else none: keep the endpoint on an internal network). */
+  readonly token?: string;
+  /** Also export Node's process metrics (default true). */
+  readonly defaultMetrics?: boolean;
+}
+
+/** Settings of {@link accessLog} (`plugins.access-log` in the config wins over them). */
+export interface AccessLogSettings {
+  /** pino level of access lines (default `info`). */
+  readonly level?: 'info' | 'debug' | 'trace';
+}
+
+/** The metrics plugin, with its observer once registered. */
+export interface MetricsPlugin extends TollgatePlugin {
+  /**
+   * The observer holding the registry.
+   *
+   * @throws Error before the plugin was registered in a gateway.
+   */
+  readonly observer: PrometheusObserver;
+}
+
+function pick(sources: ReadonlyArray<Readonly<Record<string, unknown>> | undefined>, known: readonly string[], where: string): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  for (const source of sources) {
+    for (const [name, value] of Object.entries(source ?? {})) {
+      if (!known.includes(name)) throw new Error(`${where}.${name}: is not a known field (known: ${known.join(', ')})`);
+      if (value !== undefined) merged[name] = value;
+    }
+  }
+  return merged;
+}
+
+/**
+ * Prometheus metrics ({@link PrometheusObserver}) at `GET /metrics`: calls, credits, errors and latency by
+ * network, method and status, and upstream health read from the selector at scrape time.
+ *
+ * @example
+ * ```ts
+ * const gateway = await createGateway({ config, plugins: [metrics(), httpTransport(), evmFamily()] });
+ * // curl http://127.0.0.1:8545/metrics
+ * ```
+ */
+export function metrics(options: MetricsSettings = {}): MetricsPlugin {
+  let observer: PrometheusObserver | undefined;
+  return {
+    name: METRICS_PLUGIN,
+    get observer(): PrometheusObserver {
+      if (observer === undefined) throw new Error('the metrics plugin is not registered in a gateway yet');
+      return observer;
+    },
+    register(container, config) {
+      const where = `plugins.${METRICS_PLUGIN}`;
+      const s = pick([options as Record<string, unknown>, config.plugins[METRICS_PLUGIN]], ['path', 'token', 'defaultMetrics'], where);
+      const path = s.path ?? '/metrics';
+      if (typeof path !== 'string' || !path.startsWith('/')) throw new Error(`${where}.path: must be a path starting with /`);
+      const token = s.token ?? (process.env[METRICS_TOKEN_ENV] || undefined);
+      if (token !== undefined && (typeof token !== 'string' || token.length < 16)) throw new Error(`${where}.token: must be a string of at least 16 characters`);
+      const defaultMetrics = s.defaultMetrics ?? true;
+      if (typeof defaultMetrics !== 'boolean') throw new Error(`${where}.defaultMetrics: must be true or false`);
+      observer = new PrometheusObserver({ clock: container.resolve(Tokens.Clock), selector: () => container.resolve(Tokens.UpstreamSelector), defaultMetrics });
+      container.register(Tokens.CallObserver, { useValue: observer });
+      container.register(Tokens.Transport, { useValue: new MetricsTransport({ path, registry: observer.registry, token }) });
+    },
+  };
+}
+
+/**
+ * Structured access logs ({@link AccessLogObserver}): one line per call through the gateway's pino
+ * logger, with the key's id or a hash prefix, never a key, secret or credential.
+ *
+ * @example
+ * ```ts
+ * const gateway = await createGateway({ config, plugins: [accessLog(), httpTransport(), evmFamily()] });
+ * ```
+ */
+export function accessLog(options: AccessLogSettings = {}): TollgatePlugin {
+  return {
+    name: ACCESS_LOG_PLUGIN,
+    register(container, config) {
+      const where = `plugins.${ACCESS_LOG_PLUGIN}`;
+      const s = pick([options as Record<string, unknown>, config.plugins[ACCESS_LOG_PLUGIN]], ['level'], where);
+      const level = s.level ?? 'info';
+      if (level !== 'info' && level !== 'debug' && level !== 'trace') throw new Error(`${where}.level: must be one of info, debug, trace`);
+      container.register(Tokens.CallObserver, { useValue: new AccessLogObserver(container.resolve(Tokens.Logger), container.resolve(Tokens.Clock), level) });
+    },
+  };
+}

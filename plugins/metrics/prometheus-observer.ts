@@ -1,0 +1,71 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { CallObserver, Clock, RequestContext, UpstreamSelector } from '../../core/index.js';
+import { chargedCredits, methodLabel, statusLabel } from './call-labels.js';
+
+/** Latency buckets, in seconds: from a cached answer on the loopback to a slow `eth_getLogs`. */
+export const LATENCY_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/**
+ * The gateway's Prometheus metrics, in a registry of their own:
+ * - `tollgate_calls_total{network,method,status}`: calls, `status` being `ok` or the error's catalog name;
+ * - `tollgate_credits_total{network,method}`: credits charged (refunded calls count nothing);
+ * - `tollgate_errors_total{network,method,error}`: calls that ended in a gateway error;
+ * - `tollgate_call_duration_seconds{network,method,status}`: time in the gateway (millisecond resolution);
+ * - `tollgate_upstream_healthy{network,upstream,role}` and `tollgate_upstream_in_flight{...}`: read from the
+ *   upstream selector's status at scrape time;
+ * - with `defaultMetrics`, Node's process metrics (`process_*`, `nodejs_*`).
+ */
+export class PrometheusObserver implements CallObserver {
+  /** The registry to expose. */
+  readonly registry = new Registry();
+  readonly #clock: Clock;
+  readonly #calls: Counter<'network' | 'method' | 'status'>;
+  readonly #credits: Counter<'network' | 'method'>;
+  readonly #errors: Counter<'network' | 'method' | 'error'>;
+  readonly #duration: Histogram<'network' | 'method' | 'status'>;
+
+  constructor(options: { clock: Clock; selector: () => UpstreamSelector; defaultMetrics: boolean }) {
+    this.#clock = options.clock;
+    const registers = [this.registry];
+    this.#calls = new Counter({ name: 'tollgate_calls_total', help: 'Calls by network, method and outcome (ok or the error name).', labelNames: ['network', 'method', 'status'], registers });
+    this.#credits = new Counter({ name: 'tollgate_credits_total', help: 'Credits charged by network and method.', labelNames: ['network', 'method'], registers });
+    this.#errors = new Counter({ name: 'tollgate_errors_total', help: 'Calls that ended in a gateway error, by network, method and error name.', labelNames: ['network', 'method', 'error'], registers });
+    this.#duration = new Histogram({
+      name: 'tollgate_call_duration_seconds',
+      help: 'Time a call spent in the gateway, by network, method and outcome.',
+      labelNames: ['network', 'method', 'status'],
+      buckets: [...LATENCY_BUCKETS],
+      registers,
+    });
+    const upstreamLabels = ['network', 'upstream', 'role'] as const;
+    const inFlight = new Gauge({ name: 'tollgate_upstream_in_flight', help: 'Calls waiting on each upstream.', labelNames: upstreamLabels, registers: [] });
+    new Gauge({
+      name: 'tollgate_upstream_healthy',
+      help: 'Whether the selector sends traffic to each upstream (1) or not (0).',
+      labelNames: upstreamLabels,
+      registers,
+      collect() {
+        this.reset();
+        inFlight.reset();
+        for (const status of options.selector().status?.() ?? []) {
+          const labels = { network: status.network, upstream: status.name, role: status.role };
+          this.set(labels, status.healthy ? 1 : 0);
+          inFlight.set(labels, status.inFlight);
+        }
+      },
+    });
+    this.registry.registerMetric(inFlight);
+    if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  callFinished(ctx: RequestContext): void {
+    const network = ctx.network.name;
+    const method = methodLabel(ctx);
+    const status = statusLabel(ctx);
+    this.#calls.inc({ network, method, status });
+    const credits = chargedCredits(ctx);
+    if (credits > 0) this.#credits.inc({ network, method }, credits);
+    if (ctx.error !== undefined) this.#errors.inc({ network, method, error: status });
+    this.#duration.observe({ network, method, status }, Math.max(0, this.#clock.now() - ctx.startedAt) / 1000);
+  }
+}
