@@ -32,5 +32,5 @@ export { parseAccountData, type ParsedAccount, type ParseContext } from './solan
 export { seedSolana, seedAddress, mintData, tokenAccountData, nonceData, MEMO_PROGRAM_ID, type SolanaSeed, type SeededAccount } from './solana/seed.js';
 export { RpcError as SolanaRpcError } from './solana/rpc-error.js';
 export { jsonText, rustF64, RawJson } from './solana/json-text.js';
-export { heliaProvider, readHeliaSettings, startIpfsNode, type HeliaProvider, type HeliaInstance, type HeliaSettings } from './ipfs-provider.js';
+export { heliaProvider, readHeliaSettings, startIpfsNode, DATA_DIR_ENV, type HeliaProvider, type HeliaInstance, type HeliaSettings } from './ipfs-provider.js';
 export type { IpfsNode, IpfsNodeOptions } from './ipfs-node.js';

@@ -2,11 +2,14 @@ import { resolve } from 'node:path';
 import { PluginError, type EmbeddedUpstreamInstance, type EmbeddedUpstreamProvider, type NetworkConfig } from '../../core/index.js';
 import type { IpfsNode, IpfsNodeOptions } from './ipfs-node.js';
 
+/** The environment variable naming the directory under which `helia` instances keep their blocks by default (`<dir>/ipfs/<instance>`; default `.data`). */
+export const DATA_DIR_ENV = 'TOLLGATE_DATA_DIR';
+
 /** Settings of a `helia` (embedded IPFS) instance, under `helia` in `devnet({...})`, the config's `plugins.devnet` and a network's `options`. */
 export interface HeliaSettings {
   /**
-   * Where the instance keeps its blocks (default `.data/ipfs/<instance>` under the working directory);
-   * content added there is still there after a restart.
+   * Where the instance keeps its blocks (default `.data/ipfs/<instance>` under the working directory, or
+   * under `$TOLLGATE_DATA_DIR`); content added there is still there after a restart.
    */
   readonly dataDir?: string;
   /** Whether the node answers `object/get` (default true); `false` answers as kubo 0.28 and later do. */
@@ -100,7 +103,7 @@ export function heliaProvider(codeSettings: HeliaSettings = {}): HeliaProvider {
       }
       const starting = (async () => {
         const node = await startIpfsNode({
-          dataDir: resolve(settings.dataDir ?? resolve('.data', 'ipfs', instance)),
+          dataDir: resolve(settings.dataDir ?? resolve(process.env[DATA_DIR_ENV] || '.data', 'ipfs', instance)),
           ...(settings.objectGet === undefined ? {} : { objectGet: settings.objectGet }),
         });
         const tracked: HeliaInstance = {

@@ -1,0 +1,39 @@
+import t from 'tap';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startExampleGateway } from './helpers/example-gateway.js';
+
+// The README's file-storage examples, run as written (curl) against the bundled gateway's default
+// configuration: the demo key and secret, the ipfs-devnet network, the embedded node.
+
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const section = readme.slice(readme.indexOf('### File storage (IPFS)'));
+const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+
+t.test('the README shows the file-storage examples', async (t) => {
+  t.ok(script, 'a sh block under "File storage (IPFS)"');
+  t.match(script, /curl -s -u \$K:\$S -X POST -F file=@hello\.txt "\$I\/add"/);
+  t.match(script, /\$I\/cat\?arg=/);
+});
+
+t.test('the README\'s curl examples work against the default configuration', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-ipfs-readme-'));
+  const work = mkdtempSync(join(tmpdir(), 'tollgate-ipfs-readme-cwd-'));
+  const gw = await startExampleGateway([], { plugins: { devnet: { helia: { dataDir } } } });
+  t.teardown(async () => {
+    await gw.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  });
+  const { stdout } = await promisify(execFile)('sh', ['-ec', script!.replaceAll('http://127.0.0.1:8545', gw.origin)], { cwd: work });
+  const lines = stdout.split('\n');
+  t.same(JSON.parse(lines[0]!), { Name: 'hello.txt', Hash: 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o', Size: '20' }, 'add');
+  t.equal(lines[1], 'hello world', 'cat');
+  t.match(lines[2], /^world/, 'cat with offset and length');
+  t.equal(lines[2]!.slice(0, 5), 'world');
+  t.same(JSON.parse(lines[2]!.slice(5)), { Links: [], Data: 'CAISDGhlbGxvIHdvcmxkChgM' }, 'object/get with base64 data');
+  t.match(JSON.parse(lines[3]!), { Version: String }, 'version');
+});
