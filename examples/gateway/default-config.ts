@@ -3,6 +3,9 @@ import type { GatewayConfigInput } from '../../core/index.js';
 /** The API key of the default configuration, printed at start. Local use only: change it for anything shared. */
 export const DEMO_API_KEY = 'tollgate-demo-key-0001';
 
+/** The demo key's secret: with the key, the HTTP basic credentials of the file-storage API (`curl -u KEY:SECRET`). */
+export const DEMO_API_SECRET = 'tollgate-demo-secret-0001';
+
 /** A second demo key, on the Core plan: its calls never go to a partner provider. */
 export const DEMO_CORE_API_KEY = 'tollgate-demo-core-0001';
 
@@ -19,7 +22,7 @@ export const defaultConfig: GatewayConfigInput = {
   server: { host: '127.0.0.1', port: 8545 },
   log: { level: 'info' },
   keys: [
-    { key: DEMO_API_KEY, id: 'demo', plan: 'growth' },
+    { key: DEMO_API_KEY, id: 'demo', plan: 'growth', secret: DEMO_API_SECRET },
     { key: DEMO_CORE_API_KEY, id: 'demo-core', plan: 'core' },
   ],
   networks: [
@@ -35,5 +38,7 @@ export const defaultConfig: GatewayConfigInput = {
     },
     { name: 'polygon-devnet', families: ['evm', 'polygon'], upstreams: [{ name: 'bor', embedded: 'bor' }] },
     { name: 'solana-devnet', families: ['solana'], upstreams: [{ name: 'litesvm', embedded: 'litesvm' }] },
+    // The file-storage API (kubo's HTTP RPC at /ipfs-devnet/api/v0/<command>) on an embedded IPFS node.
+    { name: 'ipfs-devnet', families: ['ipfs'], upstreams: [{ name: 'helia', embedded: 'helia' }] },
   ],
 };

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { createGateway, loadConfigFile, resolveConfig, ConfigError, PluginError, type GatewayConfig } from '../../core/index.js';
 import { bundledPlugins } from './bundled-plugins.js';
-import { defaultConfig } from './default-config.js';
+import { defaultConfig, DEMO_API_SECRET } from './default-config.js';
 import { HELP, parseCli } from './cli.js';
 
 async function main(): Promise<void> {
@@ -43,10 +43,15 @@ async function main(): Promise<void> {
   for (const network of gateway.networks.all) {
     const base = network.config.base?.path ?? (network.config.base?.hosts === undefined ? `/${network.name}` : '');
     const root = `${host}:${port}${base === '/' ? '' : base}`;
+    if (network.config.families.includes('ipfs')) {
+      lines.push(`  ${network.name.padEnd(18)} http://${root}/api/v0/<command>   (ipfs: curl -u <API_KEY>:<API_SECRET> -X POST)`);
+      continue;
+    }
     lines.push(`  ${network.name.padEnd(18)} http://${root}/v3/<API_KEY>   (${network.config.families.join(', ')})`);
     lines.push(`  ${''.padEnd(18)} ws://${root}/ws/v3/<API_KEY>`);
   }
   if (cli.config === undefined) lines.push('', `  API key: ${config.keys[0]!.key}`);
+  if (cli.config === undefined) lines.push(`  API secret: ${DEMO_API_SECRET}   (the file-storage API's basic-auth password)`);
   lines.push('', 'Press Ctrl+C to stop.', '');
   process.stdout.write(lines.join('\n'));
 
