@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import { pino, type Logger } from 'pino';
 import { of, type Observable } from 'rxjs';
 import type { GatewayConfig, GatewayConfigInput, NetworkConfig, UpstreamConfig } from './config/types.js';
 import { resolveConfig } from './config/load-config.js';
-import { ContextState, type RequestContext } from './context.js';
+import type { RequestContext } from './context.js';
+import { CallContext } from './call-context.js';
 import type { NetworkFamily } from './family.js';
 import { Network } from './network.js';
 import { NetworkDirectory } from './network-directory.js';
@@ -248,21 +249,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const execute = buildPipeline(deps, resolveAllOptional<StageDefinition>(container, Tokens.Stage), finished);
   const transports = resolveAllOptional<Transport>(container, Tokens.Transport);
 
-  const createContext = (init: ContextInit): RequestContext => ({
-    id: randomUUID(),
-    transport: init.transport,
-    network: init.network,
-    credentials: init.credentials,
-    meta: init.meta ?? {},
-    call: init.call,
-    signal: init.signal ?? new AbortController().signal,
-    params: init.call.params,
-    rewritten: false,
-    attempts: 0,
-    startedAt: clock.now(),
-    compensations: [],
-    state: new ContextState(),
-  });
+  const createContext = (init: ContextInit): RequestContext => new CallContext(init, clock.now());
 
   const jsonRpc = createJsonRpcEngine({
     createContext,

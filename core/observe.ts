@@ -1,5 +1,6 @@
 import type { RequestContext } from './context.js';
 import type { MaybePromise } from './family.js';
+import { UtcDayCache } from './metering/credit-ledger.js';
 
 /**
  * Sees every call when it leaves the pipeline, served or failed (after compensation ran): metrics,
@@ -57,9 +58,10 @@ export interface UsageTotals {
 /** A {@link UsageRecorder} in process memory, with totals per key, UTC day and method. */
 export class MemoryUsageRecorder implements UsageRecorder {
   readonly #totals = new Map<string, Map<string, UsageTotals>>();
+  readonly #dayCache = new UtcDayCache();
 
   record(event: UsageEvent): void {
-    const slot = `${event.keyId}|${new Date(event.at).toISOString().slice(0, 10)}`;
+    const slot = `${event.keyId}|${this.#dayCache.dayOf(event.at)}`;
     let methods = this.#totals.get(slot);
     if (methods === undefined) this.#totals.set(slot, (methods = new Map()));
     const totals = methods.get(event.method) ?? { calls: 0, credits: 0, bytes: 0, failed: 0 };

@@ -125,6 +125,11 @@ export function createJsonRpcEngine(deps: JsonRpcEngineDeps): (input: JsonRpcInp
 
   const servedBy = (contexts: readonly RequestContext[], headers: Record<string, string>): void => {
     if (!deps.servedByHeader) return;
+    if (contexts.length === 1) {
+      const upstream = contexts[0]!.servedBy;
+      if (upstream !== undefined) headers[SERVED_BY_HEADER] = upstream.name;
+      return;
+    }
     const names = new Set<string>();
     for (const ctx of contexts) if (ctx.servedBy !== undefined) names.add(ctx.servedBy.name);
     if (names.size > 0) headers[SERVED_BY_HEADER] = [...names].join(', ');

@@ -1,47 +1,54 @@
 import type { Balance, CreditLedger, DebitReceipt, DebitResult } from './credit-ledger.js';
-import { nextUtcMidnight, utcDay } from './credit-ledger.js';
+import { nextUtcMidnight, UtcDayCache } from './credit-ledger.js';
 
 /**
  * A {@link CreditLedger} in process memory: exact within one process, lost on restart. Days other than
  * the current and previous one are dropped as the clock moves on.
  */
 export class MemoryCreditLedger implements CreditLedger {
-  readonly #used = new Map<string, number>();
+  /** Credits used, by UTC day and then by key id. */
+  readonly #days = new Map<string, Map<string, number>>();
   readonly #refunded = new WeakSet<DebitReceipt>();
+  readonly #dayCache = new UtcDayCache();
   #today = '';
 
   debit(keyId: string, credits: number, dailyLimit: number, now: Date): DebitResult {
     const day = this.#roll(now);
-    const slot = `${day}|${keyId}`;
-    const used = this.#used.get(slot) ?? 0;
+    const keys = this.#keysOf(day);
+    const used = keys.get(keyId) ?? 0;
     if (used + credits > dailyLimit) {
       return { ok: false, remaining: Math.max(0, dailyLimit - used), resetsAt: nextUtcMidnight(now) };
     }
-    this.#used.set(slot, used + credits);
+    keys.set(keyId, used + credits);
     return { ok: true, receipt: { keyId, day, credits }, remaining: dailyLimit - used - credits };
   }
 
   refund(receipt: DebitReceipt): void {
     if (this.#refunded.has(receipt)) return;
     this.#refunded.add(receipt);
-    const slot = `${receipt.day}|${receipt.keyId}`;
-    const used = this.#used.get(slot);
-    if (used !== undefined) this.#used.set(slot, Math.max(0, used - receipt.credits));
+    const keys = this.#days.get(receipt.day);
+    const used = keys?.get(receipt.keyId);
+    if (keys !== undefined && used !== undefined) keys.set(receipt.keyId, Math.max(0, used - receipt.credits));
   }
 
   balance(keyId: string, dailyLimit: number, now: Date): Balance {
-    const day = utcDay(now);
-    const used = this.#used.get(`${day}|${keyId}`) ?? 0;
+    const day = this.#dayCache.dayOf(now.getTime());
+    const used = this.#days.get(day)?.get(keyId) ?? 0;
     return { day, used, remaining: Math.max(0, dailyLimit - used), resetsAt: nextUtcMidnight(now) };
   }
 
+  #keysOf(day: string): Map<string, number> {
+    let keys = this.#days.get(day);
+    if (keys === undefined) this.#days.set(day, (keys = new Map()));
+    return keys;
+  }
+
+  /** The day of `now`; when it is a new day, forgets every day but it and the one before. */
   #roll(now: Date): string {
-    const day = utcDay(now);
+    const day = this.#dayCache.dayOf(now.getTime());
     if (day !== this.#today) {
-      const keep = this.#today;
-      for (const slot of this.#used.keys()) {
-        if (!slot.startsWith(day) && !slot.startsWith(keep)) this.#used.delete(slot);
-      }
+      const previous = this.#today;
+      for (const known of this.#days.keys()) if (known !== day && known !== previous) this.#days.delete(known);
       this.#today = day;
     }
     return day;

@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import type { UpstreamReply } from '../context.js';
 import { classifyTransportError } from './upstream-failure.js';
+import { NEVER_ABORTED } from '../call-context.js';
 
 /** One request to an upstream. */
 export interface UpstreamRequest {
@@ -107,7 +108,7 @@ export class Upstream {
         body: request.body as Uint8Array | string | undefined,
         headersTimeout: timeout,
         bodyTimeout: timeout,
-        signal: signal ?? request.signal,
+        signal: effectiveSignal(signal ?? request.signal),
       });
       if (request.stream === true) {
         return { status: response.statusCode, headers: response.headers, body: response.body };
@@ -125,6 +126,10 @@ export class Upstream {
   async close(): Promise<void> {
     await this.#pool.close();
   }
+}
+
+function effectiveSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
+  return signal === NEVER_ABORTED ? undefined : signal;
 }
 
 function joinPath(base: string, path: string): string {

@@ -21,6 +21,8 @@ export const DEMO_CORE_API_KEY = 'tollgate-demo-core-0001';
 export const defaultConfig: GatewayConfigInput = {
   server: { host: '127.0.0.1', port: 8545 },
   log: { level: 'info' },
+  // Keys, balances and usage survive restarts in this SQLite file (--data-dir or TOLLGATE_DATA_DIR moves it).
+  plugins: { 'ledger-sqlite': { path: '.data/tollgate.db' } },
   keys: [
     { key: DEMO_API_KEY, id: 'demo', plan: 'growth', secret: DEMO_API_SECRET },
     { key: DEMO_CORE_API_KEY, id: 'demo-core', plan: 'core' },

@@ -4,6 +4,9 @@ import { createGateway, loadConfigFile, resolveConfig, ConfigError, PluginError,
 import { bundledPlugins } from './bundled-plugins.js';
 import { defaultConfig, DEMO_API_SECRET } from './default-config.js';
 import { HELP, parseCli } from './cli.js';
+import { applyStoreFlags, operatorBanner } from './operator-plugins.js';
+import { runCommand } from './commands.js';
+import { gatewayLogger } from '../../plugins/metrics/index.js';
 
 async function main(): Promise<void> {
   let cli;
@@ -28,10 +31,16 @@ async function main(): Promise<void> {
   if (cli.port !== undefined) config.server.port = cli.port;
   if (cli.host !== undefined) config.server.host = cli.host;
   if (cli.logLevel !== undefined) config.log.level = cli.logLevel;
+  applyStoreFlags(config, cli);
+  if (cli.command !== undefined) {
+    process.exitCode = await runCommand(cli, config);
+    return;
+  }
 
+  const plugins = bundledPlugins(config);
   let gateway;
   try {
-    gateway = await createGateway({ config, plugins: bundledPlugins() });
+    gateway = await createGateway({ config, plugins, logger: gatewayLogger(config.log.level) });
   } catch (error) {
     process.stderr.write(`${error instanceof PluginError || error instanceof ConfigError ? error.message : String((error as Error).stack ?? error)}\n`);
     process.exit(1);
@@ -52,6 +61,7 @@ async function main(): Promise<void> {
   }
   if (cli.config === undefined) lines.push('', `  API key: ${config.keys[0]!.key}`);
   if (cli.config === undefined) lines.push(`  API secret: ${DEMO_API_SECRET}   (the file-storage API's basic-auth password)`);
+  lines.push('', ...operatorBanner(config, plugins, `http://${host}:${port}`));
   lines.push('', 'Press Ctrl+C to stop.', '');
   process.stdout.write(lines.join('\n'));
 

@@ -50,10 +50,6 @@ export class HttpTransport implements Transport {
     if (this.#closing) return this.#refuse(res, Errors.UPSTREAM_UNAVAILABLE, { 'retry-after': '1', connection: 'close' }, 'the gateway is shutting down'), true;
     if (!isJsonContentType(req.headers['content-type'])) return this.#refuse(res, Errors.UNSUPPORTED_MEDIA_TYPE), true;
 
-    const aborted = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) aborted.abort();
-    });
     readBody(req, gateway.config.server.maxBodyBytes).then(
       (body) => {
         gateway
@@ -62,7 +58,6 @@ export class HttpTransport implements Transport {
             network: addressed.network,
             credentials: { apiKey },
             body,
-            signal: aborted.signal,
             meta: {
               origin: req.headers.origin,
               userAgent: req.headers['user-agent'],
@@ -89,15 +84,16 @@ export class HttpTransport implements Transport {
 
   #send(res: ServerResponse, output: JsonRpcOutput): void {
     if (res.destroyed) return;
-    const headers: Record<string, string | number> = { ...this.#cors, ...output.headers };
+    for (const name in this.#cors) res.setHeader(name, this.#cors[name]!);
+    for (const name in output.headers) res.setHeader(name, output.headers[name]!);
     if (output.body === undefined) {
-      res.writeHead(output.status, headers);
+      res.writeHead(output.status);
       res.end();
       return;
     }
-    headers['content-type'] = 'application/json';
-    headers['content-length'] = Buffer.byteLength(output.body);
-    res.writeHead(output.status, headers);
+    res.setHeader('content-type', 'application/json');
+    res.setHeader('content-length', Buffer.byteLength(output.body));
+    res.writeHead(output.status);
     res.end(output.body);
   }
 
