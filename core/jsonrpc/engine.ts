@@ -135,18 +135,18 @@ export function createJsonRpcEngine(deps: JsonRpcEngineDeps): (input: JsonRpcInp
     if (names.size > 0) headers[SERVED_BY_HEADER] = [...names].join(', ');
   };
 
+  const singleOutput = (ctx: RequestContext): JsonRpcOutput => {
+    const headers: Record<string, string> = ctx.error?.headers === undefined ? {} : { ...ctx.error.headers };
+    servedBy([ctx], headers);
+    const status = ctx.error?.httpStatus ?? 200;
+    if (ctx.call.id === undefined) return { status: status === 200 ? 204 : status, headers, body: undefined, contexts: [ctx] };
+    return { status, headers, body: answer(ctx), contexts: [ctx] };
+  };
+
   const single = (input: JsonRpcInput, value: unknown, raw: Uint8Array | undefined): Observable<JsonRpcOutput> => {
     const item = readItem(value);
     if ('invalid' in item) return of(errorOutput(item.invalid, item.id));
-    return deps.execute(contextFor(input, item, raw)).pipe(
-      map((ctx) => {
-        const headers: Record<string, string> = ctx.error?.headers === undefined ? {} : { ...ctx.error.headers };
-        servedBy([ctx], headers);
-        const status = ctx.error?.httpStatus ?? 200;
-        if (ctx.call.id === undefined) return { status: status === 200 ? 204 : status, headers, body: undefined, contexts: [ctx] };
-        return { status, headers, body: answer(ctx), contexts: [ctx] };
-      }),
-    );
+    return deps.execute(contextFor(input, item, raw)).pipe(map(singleOutput));
   };
 
   const batch = (input: JsonRpcInput, values: unknown[]): Observable<JsonRpcOutput> => {
