@@ -67,6 +67,7 @@ const [fail1, fail2, fail3] = [await chaos('http-500'), await chaos('http-500'),
 const [hang1, hang2] = [await chaos('hang'), await chaos('hang')];
 const [refusing, partner] = [await chaos('http-500'), await chaos('echo')];
 const [trial, backup] = [await chaos('http-500'), await chaos('echo')];
+const [downPrimary, downPartner] = [await chaos('http-500'), await chaos('http-500')];
 
 const PLAIN = 'rules-plain-key-0001';
 const GROWTH = 'rules-growth-key-001';
@@ -101,6 +102,12 @@ const gw = await startTestGateway(
         name: 'trial',
         families: ['evm'],
         upstreams: [{ name: 'trial', url: trial.url }, { name: 'backup', url: backup.url }],
+        failover: { ...noProbes, breaker: { failureThreshold: 1, cooldownMs: 200 } },
+      },
+      {
+        name: 'partner-trial',
+        families: ['evm'],
+        upstreams: [{ name: 'down', url: downPrimary.url }, { name: 'partner', url: downPartner.url, role: 'partner' }],
         failover: { ...noProbes, breaker: { failureThreshold: 1, cooldownMs: 200 } },
       },
     ],
@@ -159,4 +166,20 @@ t.test('without probes, the first call after the cooldown is the half-open trial
   }, 10_000);
   t.equal(view().breaker.state, 'closed');
   t.match(view().breaker, { halfOpened: 1, closed: 1 });
+});
+
+t.test('without probes, a partner whose breaker opened gets its trial from the next eligible call', async (t) => {
+  const uncle = [`0x${'00'.repeat(32)}`, '0x0'];
+  const first = await call('partner-trial', GROWTH, 'eth_getUncleByBlockHashAndIndex', uncle);
+  t.equal(first.status, 503, 'primary and partner both fail');
+  t.equal(upstreamView(selector, 'partner-trial', 'partner').breaker.state, 'open');
+  downPartner.mode = 'echo';
+  let answer: RawAnswer | undefined;
+  await until('the partner answers again', async () => {
+    answer = await call('partner-trial', GROWTH, 'eth_getUncleByBlockHashAndIndex', uncle);
+    return answer.status === 200;
+  }, 10_000);
+  t.equal(answer!.headers['x-tollgate-upstream'], 'partner');
+  t.equal(upstreamView(selector, 'partner-trial', 'partner').breaker.state, 'closed', 'the trial closed its breaker');
+  t.equal(upstreamView(selector, 'partner-trial', 'down').breaker.state, 'open', 'the failing primary stays out');
 });

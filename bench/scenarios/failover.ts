@@ -265,7 +265,7 @@ const scenario: Scenario = {
         notes: [
           `request: POST ${body.length} bytes, eth_getUncleByBlockHashAndIndex(genesis, 0) (failover-eligible) on a plan with failover; the answer is null on every node`,
           `errors seen by clients: ${errors} of ${samples.length} calls (goal 0)${warmFailures > 0 ? `; ${warmFailures} during the unmeasured warm-up` : ''}`,
-          `time until the partner served after B's kill: ${fmt(firstPartner === undefined ? undefined : firstPartner.at - killB)} ms; last answer from a primary ${fmt(lastPrimary === undefined ? 0 : lastPrimary.at - killB)} ms after the kill`,
+          `time until the partner served after B's kill: ${fmt(firstPartner === undefined ? undefined : firstPartner.at - killB)} ms (${lastPrimary === undefined ? 'no answer from a primary after it' : `the last answer from a primary came ${fmt(lastPrimary.at - killB)} ms after it`})`,
           `p99 before the kills ${fmt(p99(before), 2)} ms; in the ${switchMs} ms after A's kill ${fmt(p99(switchA), 2)} ms; after B's kill ${fmt(p99(switchB), 2)} ms; steady on the partner ${fmt(p99(within(killB + switchMs, end + 60_000)), 2)} ms`,
           `served by: before ${servedShares(before)}; after A's kill ${servedShares(afterA)}; after B's kill ${servedShares(afterB)}`,
           `an ineligible call (eth_chainId) with both primaries dead: ${[...new Set(refused)].join('; ')} (documented: 503, -33503, Retry-After)`,

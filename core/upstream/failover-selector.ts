@@ -71,9 +71,11 @@ export class FailoverSelector implements UpstreamSelector {
     const { health, network } = entry;
     const breaker = health.breaker;
     if (breaker.state !== 'closed') {
-      // Half-open without probes: only the call the selector made the trial goes through.
-      if (breaker.state === 'open' || network.probing || health.trialCall !== ctx) return false;
-      health.trialCall = undefined;
+      // Half-open without probes: a primary takes the call the selector made its trial; a partner, the
+      // first call that reaches it (partners are only ever a last resort).
+      if (breaker.state === 'open' || network.probing) return false;
+      if (health.trialCall === ctx) health.trialCall = undefined;
+      else if (upstream.settings.role !== 'partner' || !breaker.claimTrial(performance.now(), upstream.settings.timeoutMs)) return false;
     } else if (health.lagging) {
       return false;
     }
