@@ -1,0 +1,120 @@
+import t from 'tap';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfigFile, resolveConfig } from '../core/index.js';
+import { defaultConfig } from '../examples/gateway/default-config.js';
+import { applyStoreFlags, operatorPlugins, storeKind } from '../examples/gateway/operator-plugins.js';
+import { parseCli } from '../examples/gateway/cli.js';
+import { runCommand } from '../examples/gateway/commands.js';
+import { post, rpc } from './helpers/json-rpc.js';
+import { startTinyUpstream } from './helpers/tiny-upstream.js';
+
+const main = new URL('../examples/gateway/main.ts', import.meta.url).pathname;
+const dir = await mkdtemp(join(tmpdir(), 'tollgate-cli-'));
+t.teardown(() => rm(dir, { recursive: true, force: true }));
+const upstream = await startTinyUpstream();
+t.teardown(() => upstream.close());
+const configFile = join(dir, 'gateway.yaml');
+await writeFile(configFile, `networks:\n  - name: eth\n    families: [evm]\n    upstreams:\n      - url: ${upstream.url}\n`);
+const env = { ...process.env, TOLLGATE_ADMIN_TOKEN: '', TOLLGATE_REDIS_URL: '', TOLLGATE_DATA_DIR: '' };
+
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c));
+  child.stderr.on('data', (c: Buffer) => (stderr += c));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Runs a command in this process, on the same store as the gateway processes. */
+async function command(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cli = parseCli([...args, '--config', configFile, '--data-dir', dir]);
+  const config = await loadConfigFile(configFile);
+  applyStoreFlags(config, cli, {});
+  let stdout = '';
+  let stderr = '';
+  const code = await runCommand(cli, config, { out: (s) => void (stdout += s), err: (s) => void (stderr += s) });
+  return { code, stdout, stderr };
+}
+
+async function serve(): Promise<{ child: ChildProcess; url: (key: string) => string; banner: string; stop: () => Promise<number | null> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', main, '--config', configFile, '--data-dir', dir, '--port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let banner = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner: ${banner}`)), 60_000);
+    child.stdout!.on('data', (c: Buffer) => {
+      banner += c;
+      if (banner.includes('Press Ctrl+C')) { clearTimeout(timer); resolve(); }
+    });
+    child.stderr!.on('data', (c: Buffer) => (banner += c));
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited with ${code}: ${banner}`)); });
+  });
+  child.removeAllListeners('exit');
+  const origin = /(http:\/\/127\.0\.0\.1:\d+)\/eth\/v3\//.exec(banner)![1]!;
+  return {
+    child,
+    banner,
+    url: (key) => `${origin}/eth/v3/${key}`,
+    stop: () => new Promise((resolve) => { child.once('exit', (code) => resolve(code)); child.kill('SIGTERM'); }),
+  };
+}
+
+t.test('npm start keeps keys, balances and usage in SQLite by default', async (t) => {
+  const config = resolveConfig(defaultConfig);
+  t.equal(storeKind(config), 'sqlite');
+  t.same(config.plugins['ledger-sqlite'], { path: '.data/tollgate.db' });
+  t.same(operatorPlugins(config).map((p) => p.name), ['ledger-sqlite', 'admin', 'metrics', 'access-log']);
+  applyStoreFlags(config, parseCli(['--redis', 'redis://10.0.0.7:6379']));
+  t.equal(storeKind(config), 'redis', '--redis switches to Redis');
+  t.equal(operatorPlugins(config)[0]!.name, 'ledger-redis');
+  const moved = resolveConfig(defaultConfig);
+  applyStoreFlags(moved, {}, { TOLLGATE_DATA_DIR: '/var/lib/tollgate' });
+  t.same(moved.plugins['ledger-sqlite'], { path: '/var/lib/tollgate/tollgate.db' }, 'TOLLGATE_DATA_DIR moves the file');
+});
+
+t.test('keys and usage commands, against a running gateway, across a restart', async (t) => {
+  const created = await run(['keys', 'create', '--plan', 'core', '--id', 'acme', '--label', 'Acme', '--config', configFile, '--data-dir', dir, '--json']);
+  t.equal(created.code, 0, created.stderr);
+  const { apiKey, secret, key } = JSON.parse(created.stdout) as { apiKey: string; secret: string; key: { id: string; plan: string } };
+  t.match(key, { id: 'acme', plan: 'core' });
+  t.ok(apiKey && secret, 'the API key and secret are printed once');
+
+  let gateway = await serve();
+  t.teardown(() => { gateway.child.kill('SIGKILL'); });
+  t.match(gateway.banner, /Store: {5}SQLite .*tollgate\.db/);
+  t.match(gateway.banner, /Admin API: off/);
+  for (let i = 0; i < 3; i++) t.equal((await post(gateway.url(apiKey), rpc('eth_blockNumber', []))).status, 200, 'the key works');
+  t.equal(await gateway.stop(), 0);
+
+  gateway = await serve();
+  t.equal((await post(gateway.url(apiKey), rpc('eth_blockNumber', []))).status, 200, 'after a restart too');
+  const usage = await command(['usage', 'acme', '--json']);
+  t.equal(usage.code, 0, usage.stderr);
+  const [today] = (JSON.parse(usage.stdout) as { days: Array<{ balanceUsed: number; methods: Record<string, { calls: number; credits: number }> }> }).days;
+  t.equal(today!.balanceUsed, 4 * 80, 'the balance kept the calls made before the restart');
+  t.match(today!.methods.eth_blockNumber, { calls: 4, credits: 320 });
+  const text = await command(['usage', 'acme']);
+  t.match(text.stdout, /acme on \d{4}-\d{2}-\d{2}: 4 calls, 320 credits/);
+
+  const listed = await command(['keys', 'list']);
+  t.match(listed.stdout, /acme\s+core\s+…\S{4}\s+active\s+Acme/);
+  t.notMatch(listed.stdout, apiKey);
+  t.equal((await command(['keys', 'plan', 'acme', 'growth'])).code, 0);
+  const rotated = await command(['keys', 'rotate', 'acme', '--json']);
+  const fresh = (JSON.parse(rotated.stdout) as { apiKey: string }).apiKey;
+  t.equal((await post(gateway.url(apiKey), rpc('eth_blockNumber', []))).status, 401, 'a key rotated from the CLI stops working in the running gateway at once');
+  t.equal((await post(gateway.url(fresh), rpc('eth_blockNumber', []))).status, 200, 'and its new API key works');
+  t.equal((await command(['keys', 'revoke', 'acme'])).code, 0);
+  t.equal((await post(gateway.url(fresh), rpc('eth_blockNumber', []))).status, 401, 'a key revoked from the CLI is refused at once');
+  t.equal(await gateway.stop(), 0);
+
+  const missing = await command(['keys', 'revoke', 'nobody']);
+  t.equal(missing.code, 1);
+  t.match(missing.stderr, /no key "nobody"/);
+  t.equal((await command(['keys', 'create'])).code, 2, '--plan is required');
+  t.equal((await command(['keys', 'explode'])).code, 2);
+  t.throws(() => parseCli(['nonsense']), /unknown command "nonsense"/);
+});
