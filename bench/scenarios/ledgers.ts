@@ -1,0 +1,118 @@
+/**
+ * Ledgers: the same single call through the full gateway pipeline, with the key's balance, throughput
+ * bucket and usage kept in memory (the core's default), in SQLite (a debit committed before dispatch) and
+ * in Redis (atomic Lua scripts over one connection with auto-pipelining). Ratios are to the memory ledger.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { BENCH_KEY, BENCH_NETWORK } from '../config.js';
+import { freePort, startAnvil } from '../../plugins/devnet/index.js';
+import { runTargets, startServer, type BenchOptions, type TargetDefinition } from '../lib/harness.js';
+import { exitOf, spawnChild } from '../lib/processes.js';
+import type { LoadRequest } from '../lib/load.js';
+import type { Scenario } from '../lib/scenario.js';
+
+const METHODS = new Set(['eth_chainId', 'eth_blockNumber']);
+
+/** Only a JSON-RPC result with id 1 counts. */
+function jsonRpcRequest(method: string, path: string): LoadRequest {
+  return {
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+    check(_status, body) {
+      let parsed: { jsonrpc?: unknown; id?: unknown; result?: unknown; error?: unknown };
+      try {
+        parsed = JSON.parse(body) as typeof parsed;
+      } catch {
+        return 'not JSON';
+      }
+      if (parsed.error !== undefined) return 'JSON-RPC error';
+      if (parsed.jsonrpc !== '2.0' || parsed.id !== 1) return 'wrong jsonrpc/id';
+      if (typeof parsed.result !== 'string') return 'no result';
+      return true;
+    },
+  };
+}
+
+/** A `redis-server` without persistence on a free port, as a tracked child of the bench. */
+async function startRedis(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child = spawnChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('redis-server did not get ready')), 20_000);
+    child.once('error', (error) => { clearTimeout(timer); reject(new Error(`cannot start redis-server (apt-get install redis-server): ${error.message}`)); });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`redis-server exited with ${code}`)); });
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (/ready to accept/i.test(line)) { clearTimeout(timer); resolve(); }
+    });
+  });
+  child.removeAllListeners('exit');
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    pid: child.pid!,
+    async stop() {
+      child.kill('SIGTERM');
+      await exitOf(child);
+    },
+  };
+}
+
+const scenario: Scenario = {
+  name: 'ledgers',
+  description: 'the full gateway pipeline with the memory, SQLite and Redis ledgers, as ratios to memory',
+  targets: ['memory', 'sqlite', 'redis'],
+
+  async run(options: BenchOptions) {
+    if (!METHODS.has(options.method)) throw new Error(`--method must be one of ${[...METHODS].join(', ')} (got ${options.method})`);
+    const wanted = (name: string): boolean => options.targets === undefined || options.targets.includes(name);
+    const anvil = await startAnvil();
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-bench-ledgers-'));
+    const redis = wanted('redis') ? await startRedis() : undefined;
+    try {
+      const path = `/${BENCH_NETWORK}/v3/${BENCH_KEY}`;
+      const gateway = (name: string, description: string, args: Record<string, string>): TargetDefinition => ({
+        name,
+        description,
+        async start() {
+          const server = await startServer(name, 'bench/servers/ledger-gateway.ts', { upstream: anvil.url, ...args }, options);
+          return { url: server.url, request: jsonRpcRequest(options.method, path), serverPids: server.ready.pids, server };
+        },
+      });
+      const definitions: TargetDefinition[] = [
+        gateway('memory', 'gateway, balances and buckets in process memory (the core default)', { ledger: 'memory' }),
+        gateway('sqlite', 'gateway, ledger-sqlite: WAL, group commit before dispatch', { ledger: 'sqlite', sqlite: join(dir, 'bench.db') }),
+        gateway('redis', 'gateway, ledger-redis: Lua scripts, auto-pipelined', { ledger: 'redis', redis: redis?.url ?? 'redis://127.0.0.1:6379' }),
+      ];
+      const outcome = await runTargets(
+        definitions,
+        [
+          { numerator: 'sqlite', denominator: 'memory', goal: 0.9 },
+          { numerator: 'redis', denominator: 'memory', goal: 0.8 },
+        ],
+        options,
+        [anvil.pid, ...(redis === undefined ? [] : [redis.pid])],
+      );
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: options.method, params: [] });
+      return {
+        scenario: scenario.name,
+        description: scenario.description,
+        ...outcome,
+        notes: [
+          `request: POST ${body} to ${path}; every call takes from the key's throughput bucket and daily balance and records usage`,
+          `upstream: one Anvil (${anvil.url}); Redis: one redis-server without persistence${redis === undefined ? '' : ` (${redis.url})`}, its CPU counted with the upstream's`,
+          'SQLite: one file in a temporary folder, synchronous=NORMAL (a committed debit survives kill -9)',
+        ],
+      };
+    } finally {
+      await redis?.stop();
+      await anvil.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+export default scenario;
