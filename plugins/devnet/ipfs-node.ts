@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { arch, platform } from 'node:os';
@@ -306,6 +307,8 @@ export async function startIpfsNode(options: IpfsNodeOptions): Promise<IpfsNode>
     if (req.method !== 'POST') return sendText(res, 405, '405 - Method Not Allowed\n', { allow: 'OPTIONS, POST' });
     if (command !== 'add') req.resume();
     const abort = new AbortController();
+    // The importer and exporter listen on the signal once per block in flight.
+    setMaxListeners(0, abort.signal);
     inFlight.add(abort);
     res.once('close', () => abort.abort());
     try {

@@ -33,10 +33,14 @@ export function sendText(res: ServerResponse, status: number, text: string, head
   res.end(text);
 }
 
-/** Writes `chunk`, waiting while the client's socket is full; false when the client went away. */
+/** Bytes a streamed answer may queue for a slow client before the node waits (so reading the next block overlaps sending). */
+export const WRITE_WINDOW = 1 << 20;
+
+/** Writes `chunk`, waiting while more than {@link WRITE_WINDOW} bytes wait for the client; false when the client went away. */
 export async function write(res: ServerResponse, chunk: Uint8Array | string): Promise<boolean> {
   if (res.destroyed) return false;
-  if (res.write(chunk)) return true;
+  res.write(chunk);
+  if (res.writableLength < WRITE_WINDOW) return true;
   return new Promise((resolve) => {
     const done = (ok: boolean): void => {
       res.off('drain', onDrain);

@@ -21,7 +21,7 @@ export { IPFS_COMMANDS, ipfsCommand, commandMethod, type IpfsCommand, type Comma
 export { kuboProtocol, isKuboError } from './kubo-protocol.js';
 export { KuboErrorCode, kuboErrorBody, kuboErrorReply, kuboErrorMessage } from './kubo-errors.js';
 export { IpfsTransport } from './ipfs-transport.js';
-export { relay, STREAM_ERROR_TRAILER, type RelayOutcome } from './relay.js';
+export { relay, RELAY_WINDOW, STREAM_ERROR_TRAILER, type RelayOutcome } from './relay.js';
 export { parseBasicAuth, type BasicCredentials } from './basic-auth.js';
 export { parseContentPath, type ContentPath } from './content-path.js';
 export { decodeDagPb, objectJson, NOT_PROTOBUF, DAG_PB_CODE, type ObjectDataEncoding } from './dag-pb-object.js';

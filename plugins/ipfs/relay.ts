@@ -3,6 +3,9 @@ import type { ServerResponse } from 'node:http';
 /** The trailer kubo uses to report an error after a streamed answer began (the status is already 200). */
 export const STREAM_ERROR_TRAILER = 'X-Stream-Error';
 
+/** Bytes a relay lets wait for a slow client before it pauses the upstream (per stream: memory stays bounded). */
+export const RELAY_WINDOW = 1 << 20;
+
 /** How a relayed stream ended. */
 export interface RelayOutcome {
   /** Bytes written to the client. */
@@ -21,13 +24,18 @@ function trailerValue(message: string): string {
 
 /**
  * Copies a streamed upstream body to the client with backpressure both ways: the upstream is paused
- * while the client's socket is full, and the client's going away destroys the upstream body (ending the
- * upstream request). When the upstream fails after the answer began, the error goes into the
+ * while more than `window` bytes wait for the client's socket, and the client's going away destroys the
+ * upstream body (ending the upstream request). When the upstream fails after the answer began, the error goes into the
  * `X-Stream-Error` trailer (the response must have declared `Trailer: X-Stream-Error` and be chunked),
  * as kubo does; so does an `X-Stream-Error` trailer the upstream itself sent, read from `trailers()`
  * once the body ended. Resolves once the response is finished or abandoned; never rejects.
  */
-export function relay(body: NodeJS.ReadableStream, res: ServerResponse, trailers?: () => Readonly<Record<string, string | string[] | undefined>> | undefined): Promise<RelayOutcome> {
+export function relay(
+  body: NodeJS.ReadableStream,
+  res: ServerResponse,
+  trailers?: () => Readonly<Record<string, string | string[] | undefined>> | undefined,
+  window = RELAY_WINDOW,
+): Promise<RelayOutcome> {
   const source = body as NodeJS.ReadableStream & { destroy?: (error?: Error) => void; destroyed?: boolean };
   return new Promise((resolve) => {
     let bytes = 0;
@@ -45,7 +53,10 @@ export function relay(body: NodeJS.ReadableStream, res: ServerResponse, trailers
     const onData = (chunk: Buffer | string): void => {
       const length = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
       bytes += length;
-      if (!res.write(chunk)) source.pause();
+      res.write(chunk);
+      // Up to `window` bytes may wait for the client's socket, so the upstream keeps streaming while the
+      // client catches up (a 16 KiB window stalls both sides on every chunk); beyond it, the upstream pauses.
+      if (res.writableLength >= window) source.pause();
     };
     const onDrain = (): void => {
       source.resume();

@@ -1,0 +1,12 @@
+/**
+ * Child process of the `ipfs-cat` scenario: the devnet's embedded IPFS node (`@helia/unixfs` over
+ * `blockstore-fs`, kubo's RPC). Args: `--data-dir <dir>`.
+ */
+import { startIpfsNode } from '../../plugins/devnet/index.js';
+import { requireArg, serve, serverArgs } from './serve.js';
+
+const args = serverArgs();
+await serve(async () => {
+  const node = await startIpfsNode({ dataDir: requireArg(args, 'data-dir') });
+  return { port: node.port, pids: [process.pid], close: () => node.stop() };
+});
