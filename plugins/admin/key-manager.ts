@@ -58,6 +58,20 @@ export interface DayUsage {
   readonly total: UsageTotals;
 }
 
+/** A key's balance today. */
+export interface KeyBalance {
+  /** The UTC day. */
+  readonly day: string;
+  /** The plan's daily credits. */
+  readonly dailyCredits: number;
+  /** Credits spent today. */
+  readonly used: number;
+  /** Credits left today. */
+  readonly remaining: number;
+  /** When the balance resets (ISO 8601, the next 00:00 UTC). */
+  readonly resetsAt: string;
+}
+
 /** A refusal of a key operation, with the HTTP status the admin API answers with. */
 export class KeyManagerError extends Error {
   /** `bad_request`, `not_found`, `conflict`, `read_only` or `unavailable`. */
@@ -219,7 +233,7 @@ export class KeyManager {
   }
 
   /** Today's balance of a key on its plan. */
-  async balance(id: string): Promise<{ day: string; dailyCredits: number; used: number; remaining: number; resetsAt: string }> {
+  async balance(id: string): Promise<KeyBalance> {
     const key = await this.get(id);
     const dailyCredits = this.#deps.config.plans[key.plan]?.dailyCredits ?? 0;
     const balance = await this.#store(async () => this.#deps.ledger.balance(id, dailyCredits, new Date(this.#deps.now())));

@@ -14,8 +14,8 @@ export interface SqliteLedgerPlugin extends TollgatePlugin {
 
 /**
  * The SQLite store: keys, daily balances and usage in one file, for a single gateway instance that
- * keeps its state across restarts. It registers the {@link Tokens.CreditLedger}, the
- * {@link Tokens.UsageRecorder}, the {@link KeyRegistryToken} and a {@link Tokens.KeyStore} that looks a key
+ * keeps its state across restarts. It registers the `Tokens.CreditLedger`, the
+ * `Tokens.UsageRecorder`, the {@link KeyRegistryToken} and a `Tokens.KeyStore` that looks a key
  * up in the config's keys first and then in the database. Throughput buckets stay in memory (they
  * describe the last second, which a restart need not keep).
  *
