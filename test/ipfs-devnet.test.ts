@@ -82,3 +82,15 @@ t.test('the node on its own: kubo\'s 404, 405, headers and add flags', async (t)
   t.match(JSON.parse(unsupported.text), { Message: /not supported/ });
   t.ok(existsSync(dataDir));
 });
+
+t.test('a node nobody adds to leaves no data directory behind', async (t) => {
+  const fresh = join(dataDir, 'not-yet');
+  const node = await startIpfsNode({ dataDir: fresh });
+  t.teardown(() => node.stop());
+  const missing = await fetch(`${node.url}/api/v0/cat?arg=QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o`, { method: 'POST' });
+  t.equal(missing.status, 500);
+  await missing.text();
+  t.notOk(existsSync(fresh), 'reads create nothing');
+  t.equal((await node.add([new TextEncoder().encode('hello world\n')])).toString(), 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o', 'node.add uses kubo\'s defaults');
+  t.ok(existsSync(fresh), 'the first block creates it');
+});

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { arch, platform } from 'node:os';
@@ -293,7 +294,9 @@ function discardingStore(real: Blockstore): Pick<Blockstore, 'get' | 'put' | 'ha
  */
 export async function startIpfsNode(options: IpfsNodeOptions): Promise<IpfsNode> {
   const blockstore = new FsBlockstore(options.dataDir);
-  await blockstore.open();
+  // An existing directory is checked now; a missing one is created by the first block written, so a
+  // node nobody adds to leaves nothing behind.
+  if (existsSync(options.dataDir)) await blockstore.open();
   const fs = unixfs({ blockstore });
   const commands = new Commands(blockstore, fs, options.objectGet ?? true);
   const inFlight = new Set<AbortController>();
