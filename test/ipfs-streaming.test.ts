@@ -5,6 +5,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { relay } from '../plugins/ipfs/index.js';
 import { basic, startIpfsGateway } from './helpers/ipfs-gateway.js';
 import { CAT_HEADERS, patternDigest, startKuboStub, writePattern } from './helpers/kubo-stub.js';
 
@@ -41,6 +45,19 @@ t.test('an upstream that fails mid-stream: 200, the bytes so far, and the X-Stre
   t.equal(body.length, sent, 'every byte the upstream sent');
   t.match(res.trailers['x-stream-error'], /\S/, 'the error is in the trailer');
   t.equal(stub.requests[0], `/api/v0/cat?arg=${HELLO}`, 'the client\'s query went upstream as sent');
+});
+
+t.test('an X-Stream-Error trailer the upstream sent is passed on with the bytes', async (t) => {
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { trailer: 'X-Stream-Error' });
+    void relay(Readable.from([Buffer.from('partial '), Buffer.from('answer')]), res, () => ({ 'x-stream-error': 'context canceled' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const res = await request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST' });
+  t.equal(await res.body.text(), 'partial answer');
+  t.equal(res.trailers['x-stream-error'], 'context canceled');
 });
 
 t.test('a client that goes away ends the upstream request', async (t) => {
