@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Errors, GatewayError } from '../../core/index.js';
-import { DEBIT, INSERT, LOOKUP, REFUND, SETTLE, TAKE, UPDATE, USAGE } from './scripts.js';
+import { DEBIT, INSERT, LOOKUP, REFUND, SETTLE, TAKE, TAKE_DEBIT, UPDATE, USAGE } from './scripts.js';
 import { redisAddress, type ResolvedRedisSettings } from './settings.js';
 
 /** The store's Lua scripts, as commands of the client. */
@@ -14,6 +14,8 @@ export interface ScriptCommands {
   tgRefund(balance: string, credits: number): Promise<number>;
   /** {@link TAKE} */
   tgTake(bucket: string, cost: number, perSecond: number, burst: number, now: number): Promise<[number, number]>;
+  /** {@link TAKE_DEBIT} */
+  tgTakeDebit(bucket: string, balance: string, cost: number, perSecond: number, burst: number, now: number, credits: number, limit: number, ttlMs: number): Promise<[number, number, number, number]>;
   /** {@link USAGE} */
   tgUsage(usage: string, ttlMs: number, ...groups: Array<string | number>): Promise<number>;
   /** {@link LOOKUP} */
@@ -66,6 +68,7 @@ export class RedisConnection {
       ['tgSettle', 1, SETTLE],
       ['tgRefund', 1, REFUND],
       ['tgTake', 1, TAKE],
+      ['tgTakeDebit', 2, TAKE_DEBIT],
       ['tgUsage', 1, USAGE],
       ['tgLookup', 1, LOOKUP],
       ['tgInsert', 3, INSERT],

@@ -1,12 +1,28 @@
-import { MemoryCreditLedger, nextUtcMidnight, utcDay, type Balance, type CreditLedger, type DebitReceipt, type DebitResult } from '../../core/index.js';
+import { MemoryCreditLedger, nextUtcMidnight, utcDay, type Balance, type CreditLedger, type DebitReceipt, type DebitResult, type RateDecision } from '../../core/index.js';
 import type { RedisConnection } from './connection.js';
 
 const DAY_MS = 86_400_000;
+
+/** Keys whose daily limit an instance remembers for combined takes, at most; past it, it starts over. */
+const MAX_REMEMBERED_LIMITS = 100_000;
+
+/** A debit taken together with a throughput bucket, waiting for the `debit()` call it answers. */
+interface Prepaid {
+  readonly credits: number;
+  readonly limit: number;
+  readonly day: string;
+  readonly result: DebitResult;
+}
 
 /**
  * Daily balances shared by every gateway instance through Redis. A debit is one Lua script (check and
  * take in one atomic step), so two instances can never both spend a key's last credits; a balance key
  * expires by itself `retainDays` after its day ends.
+ *
+ * The gateway's meter takes a key's throughput bucket, then debits it. When the ledger has seen the key's
+ * daily limit, the {@link RedisRateLimiter} runs both in one script ({@link RedisCreditLedger.takeAndDebit}),
+ * and `debit()` answers from that result without a second round trip; a combined debit that no `debit()`
+ * claims within the same event-loop turn is refunded.
  *
  * While Redis is unreachable the connection's policy applies: `refuse` fails the call with
  * `METERING_UNAVAILABLE`; `allowance` takes the debit from a local allowance and writes it to Redis once
@@ -25,6 +41,11 @@ export class RedisCreditLedger implements CreditLedger {
   readonly #pendingRefunds: DebitReceipt[] = [];
   /** Each key's last known balance use, so the local allowance never exceeds what the day has left. */
   readonly #lastUsed = new Map<string, number>();
+  /** Daily limits by key id, learned from `debit()` calls. */
+  readonly #limits = new Map<string, number>();
+  /** Combined debits by key id, oldest first, until `debit()` claims them. */
+  readonly #prepaid = new Map<string, Prepaid[]>();
+  #sweepScheduled = false;
   #day = '';
   #dayEnds = 0;
 
@@ -44,6 +65,12 @@ export class RedisCreditLedger implements CreditLedger {
 
   debit(keyId: string, credits: number, dailyLimit: number, now: Date): DebitResult | Promise<DebitResult> {
     const day = this.#today(now);
+    if (this.#limits.get(keyId) !== dailyLimit) {
+      if (this.#limits.size >= MAX_REMEMBERED_LIMITS) this.#limits.clear();
+      this.#limits.set(keyId, dailyLimit);
+    }
+    const prepaid = this.#claim(keyId, credits, dailyLimit, day);
+    if (prepaid !== undefined) return prepaid;
     const slot = `${this.#prefix}${day}:${keyId}`;
     if (!this.#conn.ready) return this.#offline(slot, keyId, day, credits, dailyLimit, now);
     // Expiry is relative to the gateway's clock (the day ends for it), so an injected clock works too.
@@ -56,6 +83,34 @@ export class RedisCreditLedger implements CreditLedger {
       (error: unknown) => {
         this.#conn.failed(error);
         return this.#offline(slot, keyId, day, credits, dailyLimit, now);
+      },
+    );
+  }
+
+  /**
+   * Takes `cost` tokens from `bucketKey` and, if they were there, debits `cost` credits from `keyId`'s
+   * balance under the daily limit last seen for it, in one script; the debit waits for the `debit()` call
+   * that follows. Undefined when the limit is not known yet or Redis is unreachable (take the bucket
+   * alone). Rejects when the command fails.
+   */
+  takeAndDebit(bucketKey: string, keyId: string, cost: number, perSecond: number, burst: number, now: number): Promise<RateDecision> | undefined {
+    const limit = this.#limits.get(keyId);
+    if (limit === undefined || !this.#conn.ready) return undefined;
+    const at = new Date(now);
+    const day = this.#today(at);
+    const slot = `${this.#prefix}${day}:${keyId}`;
+    return this.#conn.client.tgTakeDebit(bucketKey, slot, cost, perSecond, burst, now, cost, limit, this.#dayEnds - now + this.#retainMs).then(
+      ([passed, retryAfterMs, ok, used]): RateDecision => {
+        if (passed !== 1) return { ok: false, retryAfterMs };
+        this.#lastUsed.set(slot, used);
+        const result: DebitResult =
+          ok === 1 ? { ok: true, receipt: { keyId, day, credits: cost }, remaining: limit - used } : { ok: false, remaining: Math.max(0, limit - used), resetsAt: nextUtcMidnight(at) };
+        this.#hold(keyId, { credits: cost, limit, day, result });
+        return { ok: true };
+      },
+      (error: unknown) => {
+        this.#conn.failed(error);
+        throw error;
       },
     );
   }
@@ -109,6 +164,31 @@ export class RedisCreditLedger implements CreditLedger {
     this.#localReceipts.set(receipt, result.receipt);
     this.#owe(slot, credits);
     return { ok: true, receipt, remaining: result.remaining };
+  }
+
+  #hold(keyId: string, prepaid: Prepaid): void {
+    const queue = this.#prepaid.get(keyId);
+    if (queue === undefined) this.#prepaid.set(keyId, [prepaid]);
+    else queue.push(prepaid);
+    if (this.#sweepScheduled) return;
+    this.#sweepScheduled = true;
+    // debit() follows its take within the same turn of the event loop; whatever is left after it was never claimed.
+    setImmediate(() => {
+      this.#sweepScheduled = false;
+      const left = [...this.#prepaid.values()].flat();
+      this.#prepaid.clear();
+      for (const { result } of left) if (result.ok) void this.refund(result.receipt);
+    });
+  }
+
+  #claim(keyId: string, credits: number, limit: number, day: string): DebitResult | undefined {
+    const queue = this.#prepaid.get(keyId);
+    if (queue === undefined) return undefined;
+    const at = queue.findIndex((p) => p.credits === credits && p.limit === limit && p.day === day);
+    if (at === -1) return undefined;
+    const [prepaid] = queue.splice(at, 1);
+    if (queue.length === 0) this.#prepaid.delete(keyId);
+    return prepaid!.result;
   }
 
   #owe(slot: string, credits: number): void {

@@ -1,5 +1,6 @@
 import { MemoryRateLimiter, type RateDecision, type RateLimiter } from '../../core/index.js';
 import type { RedisConnection } from './connection.js';
+import type { RedisCreditLedger } from './redis-credit-ledger.js';
 
 /**
  * Throughput buckets shared by every gateway instance through Redis: one Lua script refills and takes
@@ -11,14 +12,19 @@ export class RedisRateLimiter implements RateLimiter {
   readonly #conn: RedisConnection;
   readonly #prefix: string;
   readonly #local = new MemoryRateLimiter();
+  readonly #ledger: RedisCreditLedger | undefined;
 
-  constructor(connection: RedisConnection) {
+  /** With `ledger`, a key's bucket and its debit go to Redis in one script (see {@link RedisCreditLedger.takeAndDebit}). */
+  constructor(connection: RedisConnection, ledger?: RedisCreditLedger) {
     this.#conn = connection;
     this.#prefix = `${connection.settings.prefix}rate:`;
+    this.#ledger = ledger;
   }
 
   take(bucket: string, cost: number, perSecond: number, burst: number, now: number): RateDecision | Promise<RateDecision> {
     if (!this.#conn.ready) return this.#offline(bucket, cost, perSecond, burst, now);
+    const combined = this.#ledger?.takeAndDebit(`${this.#prefix}${bucket}`, bucket, cost, perSecond, burst, now);
+    if (combined !== undefined) return combined.catch(() => this.#offline(bucket, cost, perSecond, burst, now));
     return this.#conn.client.tgTake(`${this.#prefix}${bucket}`, cost, perSecond, burst, now).then(
       ([ok, retryAfterMs]): RateDecision => (ok === 1 ? { ok: true } : { ok: false, retryAfterMs }),
       (error: unknown) => {

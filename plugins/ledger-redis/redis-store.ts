@@ -46,12 +46,13 @@ export function createRedisStore(settings: RedisLedgerSettings | ResolvedRedisSe
   const resolved = resolveRedisSettings([settings as Readonly<Record<string, unknown>>]);
   const connection = new RedisConnection(resolved, logger);
   const keys = new RedisKeyRegistry(connection);
+  const ledger = new RedisCreditLedger(connection);
   let closing: Promise<void> | undefined;
   return {
     settings: resolved,
     connection,
-    ledger: new RedisCreditLedger(connection),
-    limiter: new RedisRateLimiter(connection),
+    ledger,
+    limiter: new RedisRateLimiter(connection, ledger),
     keys,
     usage: new RedisUsageRecorder(connection),
     async open() {

@@ -1,4 +1,4 @@
-import { utcDay, type UsageEvent, type UsageRecorder, type UsageTotals } from '../../core/index.js';
+import { UtcDayCache, type UsageEvent, type UsageRecorder, type UsageTotals } from '../../core/index.js';
 import type { RedisConnection } from './connection.js';
 
 const DAY_MS = 86_400_000;
@@ -27,6 +27,7 @@ export class RedisUsageRecorder implements UsageRecorder {
   readonly #conn: RedisConnection;
   readonly #prefix: string;
   readonly #retainMs: number;
+  readonly #days = new UtcDayCache();
   #pending = new Map<string, Pending>();
   #dropped = 0;
 
@@ -44,7 +45,7 @@ export class RedisUsageRecorder implements UsageRecorder {
 
   record(event: UsageEvent): void {
     const method = event.method.length > MAX_METHOD_LENGTH ? event.method.slice(0, MAX_METHOD_LENGTH) : event.method;
-    const day = utcDay(new Date(event.at));
+    const day = this.#days.dayOf(event.at);
     const slot = `${day}:${event.keyId}\n${method}`;
     let pending = this.#pending.get(slot);
     if (pending === undefined) {

@@ -99,3 +99,35 @@ if ARGV[2] ~= '' then
 end
 if #ARGV > 2 then redis.call('HSET', KEYS[1], unpack(ARGV, 3)) end
 return {1, old}`;
+
+/**
+ * KEYS: bucket, balance. ARGV: cost, tokens per second, burst, now (ms), credits, daily limit, time to
+ * live of the balance (ms). {@link TAKE} and then, if the bucket let the call through, {@link DEBIT}, in
+ * one atomic step: `{1, 0, 1|0, used}` or `{0, retry after ms, 0, 0}`.
+ */
+export const TAKE_DEBIT = `
+local cost = tonumber(ARGV[1])
+local rate = tonumber(ARGV[2])
+local burst = tonumber(ARGV[3])
+local now = tonumber(ARGV[4])
+local state = redis.call('HMGET', KEYS[1], 't', 'a')
+local tokens = tonumber(state[1])
+local at = tonumber(state[2])
+if tokens == nil or at == nil then
+  tokens = burst
+  at = now
+elseif now > at then
+  tokens = math.min(burst, tokens + (now - at) / 1000 * rate)
+  at = now
+end
+local need = math.min(cost, burst)
+if tokens < need then return {0, math.ceil((need - tokens) / rate * 1000), 0, 0} end
+tokens = tokens - need
+redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'a', string.format('%d', at))
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+local used = tonumber(redis.call('GET', KEYS[2]) or '0')
+local credits = tonumber(ARGV[5])
+if used + credits > tonumber(ARGV[6]) then return {1, 0, 0, used} end
+used = redis.call('INCRBY', KEYS[2], credits)
+redis.call('PEXPIRE', KEYS[2], ARGV[7])
+return {1, 0, 1, used}`;

@@ -1,4 +1,4 @@
-import { utcDay, type UsageEvent, type UsageRecorder, type UsageTotals } from '../../core/index.js';
+import { UtcDayCache, type UsageEvent, type UsageRecorder, type UsageTotals } from '../../core/index.js';
 import type { SqliteDatabase, SqliteStatement } from './database.js';
 import type { GroupCommit } from './group-commit.js';
 
@@ -12,6 +12,7 @@ export const MAX_METHOD_LENGTH = 64;
  */
 export class SqliteUsageRecorder implements UsageRecorder {
   readonly #writer: GroupCommit;
+  readonly #days = new UtcDayCache();
   readonly #add: SqliteStatement<[string, string, string, number, number, number, number]>;
   readonly #read: SqliteStatement<[string, string], UsageTotals & { method: string }>;
   readonly #pending = new Map<string, UsageTotals & { keyId: string; day: string; method: string }>();
@@ -30,7 +31,7 @@ export class SqliteUsageRecorder implements UsageRecorder {
 
   record(event: UsageEvent): void {
     const method = event.method.length > MAX_METHOD_LENGTH ? event.method.slice(0, MAX_METHOD_LENGTH) : event.method;
-    const day = utcDay(new Date(event.at));
+    const day = this.#days.dayOf(event.at);
     const slot = `${event.keyId}\n${day}\n${method}`;
     let pending = this.#pending.get(slot);
     if (pending === undefined) {
