@@ -20,7 +20,7 @@ export { NetworkDirectory, type AddressedNetwork } from './network-directory.js'
 export { apiKeyFromPath } from './key-path.js';
 export { GatewayError, toGatewayError, type GatewayErrorOptions } from './errors/gateway-error.js';
 export { Errors, type ErrorEntry, type ErrorName } from './errors/catalog.js';
-export { step, CORE_STAGES, type Stage, type StageDefinition, type StageDependencies, type CoreStageName } from './pipeline/stage.js';
+export { step, stepFunctionOf, isPromise, CORE_STAGES, type Stage, type StageDefinition, type StageDependencies, type CoreStageName, type StepFunction } from './pipeline/stage.js';
 export { buildPipeline, orderStages } from './pipeline/pipeline.js';
 export { createJsonRpcEngine, SERVED_BY_HEADER, type JsonRpcInput, type JsonRpcOutput, type JsonRpcEngineDeps } from './jsonrpc/engine.js';
 export { jsonRpcProtocol, isCapacityError, capacityErrorOf, type CapacityError } from './jsonrpc/protocol.js';
