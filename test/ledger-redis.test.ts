@@ -227,3 +227,20 @@ t.test('a key bucket and its debit go in one script; a combined debit nobody cla
   t.same(await store.limiter.take('other', 80, 1000, 1000, now), { ok: true }, 'a bucket of an unknown key is taken alone');
   t.equal((await store.ledger.balance('other', 200, day)).used, 0);
 });
+
+t.test('a gateway whose Redis cannot be reached does not start, and says where without the password', async (t) => {
+  const dead = await startRedisServer();
+  await dead.stop();
+  const started = startTestGateway(
+    { networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: upstream.url }] }], plugins: { 'ledger-redis': { url: `redis://:redis-password-123@127.0.0.1:${dead.port}`, connectTimeoutMs: 300 } } },
+    [ledgerRedis(), httpTransport(), evmFamily()],
+  );
+  const error = await started.then(() => undefined, (e: unknown) => e as Error);
+  t.equal(error?.name, 'PluginError');
+  t.equal(error?.message, `ledger-redis: cannot reach Redis at 127.0.0.1:${dead.port} within 300 ms`);
+  const bad = await startTestGateway(
+    { networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: upstream.url }] }], plugins: { 'ledger-redis': { url: redis.url, whenUnavailable: 'pray' } } },
+    [ledgerRedis(), httpTransport(), evmFamily()],
+  ).then(() => undefined, (e: unknown) => e as Error);
+  t.equal(bad?.message, 'plugins.ledger-redis.whenUnavailable: must be one of refuse, allowance');
+});

@@ -1,4 +1,4 @@
-import { Tokens, type TollgatePlugin } from '../../core/index.js';
+import { PluginError, Tokens, type TollgatePlugin } from '../../core/index.js';
 import { AdminTransport } from './admin-transport.js';
 import { ADMIN_PLUGIN, ADMIN_TOKEN_ENV, resolveAdminSettings, type AdminSettings, type ResolvedAdminSettings } from './settings.js';
 
@@ -31,7 +31,11 @@ export function admin(options: AdminSettings = {}): AdminPlugin {
       return settings;
     },
     register(container, config) {
-      settings = resolveAdminSettings([options as Record<string, unknown>, config.plugins[ADMIN_PLUGIN]]);
+      try {
+        settings = resolveAdminSettings([options as Record<string, unknown>, config.plugins[ADMIN_PLUGIN]]);
+      } catch (error) {
+        throw new PluginError((error as Error).message);
+      }
       const { token } = settings;
       if (token !== undefined) container.register(Tokens.Transport, { useValue: new AdminTransport({ ...settings, token }) });
     },

@@ -1,4 +1,4 @@
-import { KeyRegistryToken, LayeredKeyStore, Tokens, type TollgatePlugin } from '../../core/index.js';
+import { KeyRegistryToken, LayeredKeyStore, PluginError, Tokens, type TollgatePlugin } from '../../core/index.js';
 import { LEDGER_REDIS_PLUGIN, resolveRedisSettings, type RedisLedgerSettings } from './settings.js';
 import { createRedisStore, type RedisStore } from './redis-store.js';
 
@@ -37,7 +37,12 @@ export function ledgerRedis(options: RedisLedgerSettings = {}): RedisLedgerPlugi
       return store;
     },
     register(container, config) {
-      const settings = resolveRedisSettings([options as Record<string, unknown>, config.plugins[LEDGER_REDIS_PLUGIN]]);
+      let settings;
+      try {
+        settings = resolveRedisSettings([options as Record<string, unknown>, config.plugins[LEDGER_REDIS_PLUGIN]]);
+      } catch (error) {
+        throw new PluginError((error as Error).message);
+      }
       store = createRedisStore(settings, container.resolve(Tokens.Logger));
       const configKeys = container.resolve(Tokens.KeyStore);
       container.register(Tokens.KeyStore, { useValue: new LayeredKeyStore(configKeys, store.keys) });
@@ -47,7 +52,11 @@ export function ledgerRedis(options: RedisLedgerSettings = {}): RedisLedgerPlugi
       container.register(Tokens.UsageRecorder, { useValue: store.usage });
     },
     async start() {
-      await store!.open();
+      try {
+        await store!.open();
+      } catch (error) {
+        throw new PluginError(`${LEDGER_REDIS_PLUGIN}: ${(error as Error).message}`);
+      }
     },
     async stop() {
       await store?.close();

@@ -1,4 +1,4 @@
-import { KeyRegistryToken, LayeredKeyStore, Tokens, type TollgatePlugin } from '../../core/index.js';
+import { KeyRegistryToken, LayeredKeyStore, PluginError, Tokens, type TollgatePlugin } from '../../core/index.js';
 import { LEDGER_SQLITE_PLUGIN, resolveSqliteSettings, type SqliteLedgerSettings } from './settings.js';
 import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
 
@@ -36,8 +36,11 @@ export function ledgerSqlite(options: SqliteLedgerSettings = {}): SqliteLedgerPl
       return store;
     },
     register(container, config) {
-      const settings = resolveSqliteSettings([options as Record<string, unknown>, config.plugins[LEDGER_SQLITE_PLUGIN]]);
-      store = openSqliteStore(settings);
+      try {
+        store = openSqliteStore(resolveSqliteSettings([options as Record<string, unknown>, config.plugins[LEDGER_SQLITE_PLUGIN]]));
+      } catch (error) {
+        throw new PluginError(`${LEDGER_SQLITE_PLUGIN}: ${(error as Error).message}`);
+      }
       const configKeys = container.resolve(Tokens.KeyStore);
       container.register(Tokens.KeyStore, { useValue: new LayeredKeyStore(configKeys, store.keys) });
       container.register(KeyRegistryToken, { useValue: store.keys });

@@ -1,4 +1,4 @@
-import { Tokens, type TollgatePlugin } from '../../core/index.js';
+import { PluginError, Tokens, type TollgatePlugin } from '../../core/index.js';
 import { PrometheusObserver } from './prometheus-observer.js';
 import { MetricsTransport } from './metrics-transport.js';
 import { AccessLogObserver } from './access-log.js';
@@ -40,7 +40,7 @@ function pick(sources: ReadonlyArray<Readonly<Record<string, unknown>> | undefin
   const merged: Record<string, unknown> = {};
   for (const source of sources) {
     for (const [name, value] of Object.entries(source ?? {})) {
-      if (!known.includes(name)) throw new Error(`${where}.${name}: is not a known field (known: ${known.join(', ')})`);
+      if (!known.includes(name)) throw new PluginError(`${where}.${name}: is not a known field (known: ${known.join(', ')})`);
       if (value !== undefined) merged[name] = value;
     }
   }
@@ -69,11 +69,11 @@ export function metrics(options: MetricsSettings = {}): MetricsPlugin {
       const where = `plugins.${METRICS_PLUGIN}`;
       const s = pick([options as Record<string, unknown>, config.plugins[METRICS_PLUGIN]], ['path', 'token', 'defaultMetrics'], where);
       const path = s.path ?? '/metrics';
-      if (typeof path !== 'string' || !path.startsWith('/')) throw new Error(`${where}.path: must be a path starting with /`);
+      if (typeof path !== 'string' || !path.startsWith('/')) throw new PluginError(`${where}.path: must be a path starting with /`);
       const token = s.token ?? (process.env[METRICS_TOKEN_ENV] || undefined);
-      if (token !== undefined && (typeof token !== 'string' || token.length < 16)) throw new Error(`${where}.token: must be a string of at least 16 characters`);
+      if (token !== undefined && (typeof token !== 'string' || token.length < 16)) throw new PluginError(`${where}.token: must be a string of at least 16 characters`);
       const defaultMetrics = s.defaultMetrics ?? true;
-      if (typeof defaultMetrics !== 'boolean') throw new Error(`${where}.defaultMetrics: must be true or false`);
+      if (typeof defaultMetrics !== 'boolean') throw new PluginError(`${where}.defaultMetrics: must be true or false`);
       observer = new PrometheusObserver({ clock: container.resolve(Tokens.Clock), selector: () => container.resolve(Tokens.UpstreamSelector), defaultMetrics });
       container.register(Tokens.CallObserver, { useValue: observer });
       container.register(Tokens.Transport, { useValue: new MetricsTransport({ path, registry: observer.registry, token }) });
@@ -97,7 +97,7 @@ export function accessLog(options: AccessLogSettings = {}): TollgatePlugin {
       const where = `plugins.${ACCESS_LOG_PLUGIN}`;
       const s = pick([options as Record<string, unknown>, config.plugins[ACCESS_LOG_PLUGIN]], ['level'], where);
       const level = s.level ?? 'info';
-      if (level !== 'info' && level !== 'debug' && level !== 'trace') throw new Error(`${where}.level: must be one of info, debug, trace`);
+      if (level !== 'info' && level !== 'debug' && level !== 'trace') throw new PluginError(`${where}.level: must be one of info, debug, trace`);
       container.register(Tokens.CallObserver, { useValue: new AccessLogObserver(container.resolve(Tokens.Logger), container.resolve(Tokens.Clock), level) });
     },
   };
