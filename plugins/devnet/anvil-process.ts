@@ -209,6 +209,8 @@ function exitOf(child: ChildProcess): Promise<undefined> {
 
 async function waitUntilReady(child: ChildProcess, client: JsonRpcClient, timeoutMs: number, spawnError: () => Error | undefined): Promise<number> {
   const deadline = Date.now() + timeoutMs;
+  // One exit promise for every poll, so a slow start does not pile up 'exit' listeners.
+  const exited = exitOf(child);
   for (;;) {
     const failed = spawnError();
     if (failed !== undefined) throw new Error(`could not run Anvil: ${failed.message}`);
@@ -217,7 +219,7 @@ async function waitUntilReady(child: ChildProcess, client: JsonRpcClient, timeou
     }
     try {
       // Race the call against Anvil's exit: with the port taken, the call may reach another server.
-      const id = await Promise.race([client.call<string>('eth_chainId', [], 1_000), exitOf(child)]);
+      const id = await Promise.race([client.call<string>('eth_chainId', [], 1_000), exited]);
       if (id === undefined) continue;
       return Number(BigInt(id));
     } catch {
