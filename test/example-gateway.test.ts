@@ -1,6 +1,7 @@
 import t from 'tap';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { post, rpc } from './helpers/json-rpc.js';
@@ -8,8 +9,12 @@ import { post, rpc } from './helpers/json-rpc.js';
 // The bundled gateway as `npm start` runs it: a real process, its banner, its calls, its shutdown.
 const main = new URL('../examples/gateway/main.ts', import.meta.url).pathname;
 
+// The gateway's durable state (SQLite ledger, IPFS blocks) goes to a directory of the test's own.
+const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-example-data-'));
+t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+
 function run(args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', main, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, ['--import', 'tsx', main, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TOLLGATE_DATA_DIR: dataDir } });
 }
 
 function output(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
