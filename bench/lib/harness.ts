@@ -237,33 +237,36 @@ export async function measureTargets(targets: readonly Target[], options: BenchO
       );
     }
   }
-  return targets.map((target) => {
-    const rounds = results.get(target.name)!;
-    const sum = (pick: (r: RoundResult) => number): number => rounds.reduce((acc, r) => acc + pick(r), 0);
-    return {
-      name: target.name,
-      description: target.description,
-      rounds,
-      okPerSecond: median(rounds.map((r) => r.okPerSecond)),
-      p50: median(rounds.map((r) => r.latency.p50)),
-      p99: median(rounds.map((r) => r.latency.p99)),
-      serverMicrosPerRequest: median(rounds.map((r) => r.serverMicrosPerRequest)),
-      serverUserMicrosPerRequest: median(rounds.map((r) => r.serverUserMicrosPerRequest)),
-      serverSystemMicrosPerRequest: median(rounds.map((r) => r.serverSystemMicrosPerRequest)),
-      serverCores: median(rounds.map((r) => r.serverCores)),
-      upstreamCores: median(rounds.map((r) => r.upstreamCores)),
-      loadgenCores: median(rounds.map((r) => r.loadgenCores)),
-      totals: {
-        responses: sum((r) => r.responses),
-        ok: sum((r) => r.ok),
-        non2xx: sum((r) => r.non2xx),
-        badBody: sum((r) => r.badBody),
-        transportErrors: sum((r) => r.transportErrors),
-        warmupFailures: sum((r) => r.warmupFailures),
-      },
-      samples: [...new Set(rounds.flatMap((r) => r.samples))].slice(0, 3),
-    };
-  });
+  return targets.map((target) => summarize(target.name, target.description, results.get(target.name)!));
+}
+
+/** A target's report from its rounds: medians of the per-round figures, sums of the counts. */
+export function summarize(name: string, description: string, rounds: readonly RoundResult[]): TargetReport {
+  const sum = (pick: (r: RoundResult) => number): number => rounds.reduce((acc, r) => acc + pick(r), 0);
+  const mid = (pick: (r: RoundResult) => number): number => median(rounds.map(pick));
+  return {
+    name,
+    description,
+    rounds,
+    okPerSecond: mid((r) => r.okPerSecond),
+    p50: mid((r) => r.latency.p50),
+    p99: mid((r) => r.latency.p99),
+    serverMicrosPerRequest: mid((r) => r.serverMicrosPerRequest),
+    serverUserMicrosPerRequest: mid((r) => r.serverUserMicrosPerRequest),
+    serverSystemMicrosPerRequest: mid((r) => r.serverSystemMicrosPerRequest),
+    serverCores: mid((r) => r.serverCores),
+    upstreamCores: mid((r) => r.upstreamCores),
+    loadgenCores: mid((r) => r.loadgenCores),
+    totals: {
+      responses: sum((r) => r.responses),
+      ok: sum((r) => r.ok),
+      non2xx: sum((r) => r.non2xx),
+      badBody: sum((r) => r.badBody),
+      transportErrors: sum((r) => r.transportErrors),
+      warmupFailures: sum((r) => r.warmupFailures),
+    },
+    samples: [...new Set(rounds.flatMap((r) => r.samples))].slice(0, 3),
+  };
 }
 
 /** Total failures of a target over all measured rounds. */

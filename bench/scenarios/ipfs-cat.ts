@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { cpuDelta, ownCpuTime, totalCpuTime } from '../lib/cpu.js';
-import { compare, median, startServer, type BenchOptions, type ComparisonReport, type RoundResult, type TargetReport } from '../lib/harness.js';
+import { compare, startServer, summarize, type BenchOptions, type ComparisonReport, type RoundResult, type TargetReport } from '../lib/harness.js';
 import type { ServerHandle } from '../lib/processes.js';
 import type { Scenario } from '../lib/scenario.js';
 
@@ -143,23 +143,7 @@ async function measure(target: CatTarget, round: number, cats: number, size: num
 }
 
 function report(target: CatTarget, rounds: readonly RoundResult[]): TargetReport {
-  const sum = (pick: (r: RoundResult) => number): number => rounds.reduce((acc, r) => acc + pick(r), 0);
-  return {
-    name: target.name,
-    description: target.description,
-    rounds,
-    okPerSecond: median(rounds.map((r) => r.okPerSecond)),
-    p50: median(rounds.map((r) => r.latency.p50)),
-    p99: median(rounds.map((r) => r.latency.p99)),
-    serverMicrosPerRequest: median(rounds.map((r) => r.serverMicrosPerRequest)),
-    serverUserMicrosPerRequest: median(rounds.map((r) => r.serverUserMicrosPerRequest)),
-    serverSystemMicrosPerRequest: median(rounds.map((r) => r.serverSystemMicrosPerRequest)),
-    serverCores: median(rounds.map((r) => r.serverCores)),
-    upstreamCores: median(rounds.map((r) => r.upstreamCores)),
-    loadgenCores: median(rounds.map((r) => r.loadgenCores)),
-    totals: { responses: sum((r) => r.responses), ok: sum((r) => r.ok), non2xx: sum((r) => r.non2xx), badBody: sum((r) => r.badBody), transportErrors: sum((r) => r.transportErrors), warmupFailures: 0 },
-    samples: [...new Set(rounds.flatMap((r) => r.samples))].slice(0, 3),
-  };
+  return summarize(target.name, target.description, rounds);
 }
 
 const scenario: Scenario = {

@@ -7,7 +7,7 @@
 import { WebSocket } from 'ws';
 import { startAnvil } from '../../plugins/devnet/index.js';
 import { cpuDelta, ownCpuTime, totalCpuTime } from '../lib/cpu.js';
-import { compare, median, startServer, type BenchOptions, type RoundResult, type TargetReport } from '../lib/harness.js';
+import { compare, startServer, summarize, type BenchOptions, type RoundResult, type TargetReport } from '../lib/harness.js';
 import type { ServerHandle } from '../lib/processes.js';
 import type { Scenario } from '../lib/scenario.js';
 import { BENCH_KEY, BENCH_NETWORK } from '../config.js';
@@ -118,24 +118,7 @@ async function measure(target: WsTarget, round: number, options: BenchOptions, u
 }
 
 function report(target: WsTarget, rounds: readonly RoundResult[]): TargetReport {
-  const sum = (pick: (r: RoundResult) => number): number => rounds.reduce((acc, r) => acc + pick(r), 0);
-  const mid = (pick: (r: RoundResult) => number): number => median(rounds.map(pick));
-  return {
-    name: target.name,
-    description: target.description,
-    rounds,
-    okPerSecond: mid((r) => r.okPerSecond),
-    p50: mid((r) => r.latency.p50),
-    p99: mid((r) => r.latency.p99),
-    serverMicrosPerRequest: mid((r) => r.serverMicrosPerRequest),
-    serverUserMicrosPerRequest: mid((r) => r.serverUserMicrosPerRequest),
-    serverSystemMicrosPerRequest: mid((r) => r.serverSystemMicrosPerRequest),
-    serverCores: mid((r) => r.serverCores),
-    upstreamCores: mid((r) => r.upstreamCores),
-    loadgenCores: mid((r) => r.loadgenCores),
-    totals: { responses: sum((r) => r.responses), ok: sum((r) => r.ok), non2xx: 0, badBody: sum((r) => r.badBody), transportErrors: sum((r) => r.transportErrors), warmupFailures: 0 },
-    samples: [...new Set(rounds.flatMap((r) => r.samples))].slice(0, 3),
-  };
+  return summarize(target.name, target.description, rounds);
 }
 
 const scenario: Scenario = {
