@@ -37,8 +37,9 @@ t.test('agave\'s own param errors', async (t) => {
 
 t.test('commitment levels lag the head, and minContextSlot applies to getSlot too', async (t) => {
   instance.node.advance(40);
-  const slot = async (commitment: string): Promise<number> => ((await post(instance.url, rpc('getSlot', [{ commitment }]))).json as { result: number }).result;
-  const [processed, confirmed, finalized] = [await slot('processed'), await slot('confirmed'), await slot('finalized')];
+  // One batch, so the slot timer cannot tick between the three reads.
+  const batch = (await post(instance.url, ['processed', 'confirmed', 'finalized'].map((commitment, i) => rpc('getSlot', [{ commitment }], i)))).json as Array<{ id: number; result: number }>;
+  const [processed, confirmed, finalized] = [0, 1, 2].map((id) => batch.find((a) => a.id === id)!.result) as [number, number, number];
   t.ok(processed > confirmed && confirmed > finalized, `${processed} > ${confirmed} > ${finalized}`);
   const refused = (await post(instance.url, rpc('getSlot', [{ minContextSlot: processed + 10_000 }]))).json as { error: { code: number } };
   t.equal(refused.error.code, -32016);
