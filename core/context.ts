@@ -47,7 +47,7 @@ export interface UpstreamReply {
   /** The response body; a stream for streaming APIs. */
   readonly body: Uint8Array | NodeJS.ReadableStream;
   /**
-   * Trailers the upstream sent after a streamed body (kubo's `X-Stream-Error`, for instance), complete
+   * Trailers the upstream sent after a streamed body (a stream error reported after the status was sent, for instance), complete
    * once the body has ended; absent when the upstream client does not expose them.
    */
   readonly trailers?: Readonly<Record<string, string | string[] | undefined>>;

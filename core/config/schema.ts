@@ -22,7 +22,7 @@ function failoverProperties(defaults: boolean): Record<string, unknown> {
       type: 'object',
       additionalProperties: false,
       ...d({}),
-      description: 'Active health probes (the network family\'s probe, e.g. eth_blockNumber), sent on networks with two or more upstreams.',
+      description: 'Active health probes (each network family\'s own probe call), sent on networks with two or more upstreams.',
       properties: {
         intervalMs: { type: 'integer', minimum: 0, ...d(2000), description: 'Time between probes of each upstream, ms; 0 turns active probing off.' },
         timeoutMs: { type: 'integer', minimum: 1, ...d(2000), description: 'Timeout of one probe, ms.' },
@@ -130,7 +130,7 @@ export const configSchema: Readonly<Record<string, unknown>> = {
               properties: {
                 name: { type: 'string', description: 'Name in logs and the served-by header.' },
                 url: { type: 'string', pattern: '^https?://', description: 'The node\'s HTTP URL.' },
-                embedded: { type: 'string', description: 'Embedded upstream kind, optionally #instance (e.g. anvil, anvil#b).' },
+                embedded: { type: 'string', description: 'Embedded upstream kind provided by a plugin, optionally #instance (kind#name).' },
                 role: { enum: ['primary', 'partner'], default: 'primary', description: 'primary serves traffic; partner only eligible calls when no primary can.' },
                 headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Extra headers sent upstream (auth).' },
                 timeoutMs: { type: 'integer', minimum: 1, description: 'Request timeout for this upstream, ms.' },

@@ -38,7 +38,7 @@ export interface UpstreamConfig {
   name?: string;
   /** The node's HTTP URL. Exactly one of `url` and `embedded` is required. */
   url?: string;
-  /** An embedded upstream started by a plugin: `kind` or `kind#instance` (e.g. `anvil`, `anvil#b`). */
+  /** An embedded upstream started by a plugin: `kind` or `kind#instance`. */
   embedded?: string;
   /** `primary` nodes serve traffic; `partner` providers only serve eligible calls when no primary can. */
   role?: 'primary' | 'partner';
@@ -76,7 +76,7 @@ export interface BreakerConfig {
   cooldownMs: number;
 }
 
-/** Active health probes: the network family's probe (EVM `eth_blockNumber`), on networks with two or more upstreams. */
+/** Active health probes: each network family's own probe call, on networks with two or more upstreams. */
 export interface ProbeConfig {
   /** Time between probes of each upstream, in ms; 0 turns active probing off. */
   intervalMs: number;
