@@ -26,6 +26,7 @@ import type { ContextInit, GatewayRuntime } from './runtime.js';
 import { encodeError } from './jsonrpc/encode.js';
 import { MemoryUsageRecorder, usageOf, type CallObserver, type UsageRecorder } from './observe.js';
 import { Errors } from './errors/catalog.js';
+import { normalizePrefix, urlUnderPrefix, type MountedGateway, type MountOptions } from './mount.js';
 
 /** How to assemble a gateway. */
 export interface GatewayOptions {
@@ -45,6 +46,22 @@ export interface Gateway extends GatewayRuntime {
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
   /** A Node `upgrade` listener for transports that upgrade (WebSocket). Unclaimed upgrades are refused. */
   readonly upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  /**
+   * Handlers for a server of your own that has its own routes: a listener that is also
+   * Connect/Express middleware (what the gateway does not serve goes to `next`), and an upgrade
+   * handler that leaves other upgrades alone, optionally under a path prefix.
+   *
+   * @example
+   * ```ts
+   * import { createServer } from 'node:http';
+   *
+   * const tollgate = gateway.mount({ prefix: '/rpc' });
+   * const server = createServer((req, res) => tollgate.listener(req, res, () => myRoutes(req, res)));
+   * server.on('upgrade', (req, socket, head) => { if (!tollgate.upgrade(req, socket, head)) socket.destroy(); });
+   * // clients call http://host/rpc/eth/v3/<API_KEY> and ws://host/rpc/eth/ws/v3/<API_KEY>
+   * ```
+   */
+  mount(options?: MountOptions): MountedGateway;
   /**
    * Handles a JSON-RPC body without any transport: for a queue worker or a serverless function.
    *
@@ -262,6 +279,53 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   let closing: Promise<void> | undefined;
   const servers = new Set<Server>();
 
+  // Offers a request to each transport in turn; true when one took it (or it failed after answering began).
+  const offerRequest = (req: IncomingMessage, res: ServerResponse): boolean => {
+    try {
+      for (const transport of transports) if (transport.handleRequest?.(req, res, gateway) === true) return true;
+      return false;
+    } catch (error) {
+      logger.error({ err: error }, 'transport failed');
+      if (res.headersSent) res.destroy();
+      else replyError(res, Errors.INTERNAL_ERROR.httpStatus, Errors.INTERNAL_ERROR.code, Errors.INTERNAL_ERROR.message);
+      return true;
+    }
+  };
+  const offerUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): boolean => {
+    for (const transport of transports) if (transport.handleUpgrade?.(req, socket, head, gateway) === true) return true;
+    return false;
+  };
+  const mountAt = (prefix: string): MountedGateway => ({
+    listener(req, res, next) {
+      const original = req.url ?? '/';
+      const url = urlUnderPrefix(original, prefix);
+      if (url !== undefined) {
+        req.url = url;
+        if (offerRequest(req, res)) return;
+        req.url = original;
+      }
+      if (next !== undefined) next();
+      else replyError(res, Errors.NOT_FOUND.httpStatus, Errors.NOT_FOUND.code, Errors.NOT_FOUND.message);
+    },
+    upgrade(req, socket, head) {
+      const original = req.url ?? '/';
+      const url = urlUnderPrefix(original, prefix);
+      if (url === undefined) return false;
+      req.url = url;
+      if (offerUpgrade(req, socket, head)) return true;
+      req.url = original;
+      return false;
+    },
+  });
+  const root: MountedGateway = {
+    listener(req, res, next) {
+      if (offerRequest(req, res)) return;
+      if (next !== undefined) next();
+      else replyError(res, Errors.NOT_FOUND.httpStatus, Errors.NOT_FOUND.code, Errors.NOT_FOUND.message);
+    },
+    upgrade: offerUpgrade,
+  };
+
   const gateway: Gateway = {
     config,
     container,
@@ -272,19 +336,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     execute,
     jsonRpc,
     listener(req, res) {
-      try {
-        for (const transport of transports) if (transport.handleRequest?.(req, res, gateway) === true) return;
-      } catch (error) {
-        logger.error({ err: error }, 'transport failed');
-        if (res.headersSent) { res.destroy(); return; }
-      }
-      if (res.headersSent) return;
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(encodeError(null, { code: Errors.NOT_FOUND.code, message: Errors.NOT_FOUND.message }));
+      root.listener(req, res);
     },
     upgrade(req, socket, head) {
-      for (const transport of transports) if (transport.handleUpgrade?.(req, socket, head, gateway) === true) return;
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      if (!root.upgrade(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    },
+    mount(options = {}) {
+      const prefix = normalizePrefix(options.prefix);
+      return prefix === '' ? root : mountAt(prefix);
     },
     handle(request) {
       const network = directory.get(request.network);
@@ -324,6 +383,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     throw error;
   }
   return gateway;
+}
+
+function replyError(res: ServerResponse, status: number, code: number, message: string): void {
+  const body = encodeError(null, { code, message });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 function jsonRpcNotFound(network: string): Observable<JsonRpcOutput> {

@@ -9,6 +9,8 @@ import 'reflect-metadata';
 
 export { container, injectable, inject, injectAll, singleton, type DependencyContainer, type InjectionToken } from 'tsyringe';
 export { createGateway, keyIdOf, PluginError, type Gateway, type GatewayOptions, type HandleRequest } from './gateway.js';
+export { type MountOptions, type MountedGateway, type NextHandler } from './mount.js';
+export { InFlightResponses } from './in-flight.js';
 export type { GatewayRuntime, ContextInit } from './runtime.js';
 export { CallContext, NEVER_ABORTED } from './call-context.js';
 export { Tokens, type TollgatePlugin, type Transport, type EmbeddedUpstreamProvider, type EmbeddedUpstreamInstance } from './plugin.js';

@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Errors, GatewayError, apiKeyFromPath, encodeError, type ErrorEntry, type GatewayRuntime, type JsonRpcOutput, type Transport } from '../../core/index.js';
+import { Errors, GatewayError, InFlightResponses, apiKeyFromPath, encodeError, type ErrorEntry, type GatewayRuntime, type JsonRpcOutput, type Transport } from '../../core/index.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 
 /** Options of the HTTP JSON-RPC transport. */
 export interface HttpTransportOptions {
   /** `Access-Control-Allow-Origin` sent to browsers (default `*`: keys, not origins, guard access). Set `false` to send no CORS headers. */
   readonly corsOrigin?: string | false;
+  /** How long `gateway.close()` waits for calls in flight to be answered (default 5000 ms). */
+  readonly drainTimeoutMs?: number;
 }
 
 const JSON_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest']);
@@ -23,9 +25,12 @@ function isJsonContentType(header: string | undefined): boolean {
 export class HttpTransport implements Transport {
   readonly name = 'http';
   readonly #cors: Record<string, string>;
+  readonly #inFlight = new InFlightResponses();
+  readonly #drainTimeoutMs: number;
   #closing = false;
 
   constructor(options: HttpTransportOptions = {}) {
+    this.#drainTimeoutMs = options.drainTimeoutMs ?? 5_000;
     const origin = options.corsOrigin ?? '*';
     this.#cors = origin === false ? {} : { 'access-control-allow-origin': origin };
   }
@@ -50,6 +55,7 @@ export class HttpTransport implements Transport {
     if (this.#closing) return this.#refuse(res, Errors.UPSTREAM_UNAVAILABLE, { 'retry-after': '1', connection: 'close' }, 'the gateway is shutting down'), true;
     if (!isJsonContentType(req.headers['content-type'])) return this.#refuse(res, Errors.UNSUPPORTED_MEDIA_TYPE), true;
 
+    this.#inFlight.track(res);
     readBody(req, gateway.config.server.maxBodyBytes).then(
       (body) => {
         gateway
@@ -78,8 +84,10 @@ export class HttpTransport implements Transport {
     return true;
   }
 
+  /** Refuses new calls (503) and waits up to the drain timeout for calls in flight to be answered. */
   async close(): Promise<void> {
     this.#closing = true;
+    await this.#inFlight.drain(this.#drainTimeoutMs);
   }
 
   #send(res: ServerResponse, output: JsonRpcOutput): void {

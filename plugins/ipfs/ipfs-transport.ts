@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   Errors,
   GatewayError,
+  InFlightResponses,
   SERVED_BY_HEADER,
   Tokens,
   type GatewayRuntime,
@@ -49,6 +50,7 @@ export class IpfsTransport implements Transport {
   readonly #settings: ResolvedIpfsSettings;
   readonly #cors: Record<string, string>;
   readonly #usage = new WeakMap<GatewayRuntime, UsageRecorder>();
+  readonly #inFlight = new InFlightResponses();
   #closing = false;
 
   constructor(settings: ResolvedIpfsSettings) {
@@ -90,6 +92,7 @@ export class IpfsTransport implements Transport {
     const writes = command === 'add';
     if (!writes) req.resume();
 
+    this.#inFlight.track(res);
     const aborted = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) aborted.abort();
@@ -110,8 +113,10 @@ export class IpfsTransport implements Transport {
     return true;
   }
 
+  /** Refuses new requests and waits up to `drainTimeoutMs` for streams in flight to finish. */
   async close(): Promise<void> {
     this.#closing = true;
+    await this.#inFlight.drain(this.#settings.drainTimeoutMs);
   }
 
   #answer(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, gateway: GatewayRuntime): void {

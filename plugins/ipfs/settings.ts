@@ -32,6 +32,8 @@ export interface IpfsSettings {
   readonly corsOrigin?: string | false;
   /** The realm of the `WWW-Authenticate` challenge (default `tollgate`). */
   readonly realm?: string;
+  /** How long `gateway.close()` waits for requests in flight (uploads, streams) to finish, ms (default 5000). */
+  readonly drainTimeoutMs?: number;
 }
 
 /** {@link IpfsSettings} with every default applied. */
@@ -48,6 +50,8 @@ export interface ResolvedIpfsSettings {
   readonly corsOrigin: string | false;
   /** See {@link IpfsSettings.realm}. */
   readonly realm: string;
+  /** See {@link IpfsSettings.drainTimeoutMs}. */
+  readonly drainTimeoutMs: number;
 }
 
 /** The file-storage API's limits of the default plans (requests per second per key). */
@@ -59,7 +63,7 @@ export const DEFAULT_IPFS_PLANS: Readonly<Record<string, IpfsPlanLimits>> = Obje
   custom: { readsPerSecond: 250, writesPerSecond: 50 },
 });
 
-const KEYS = new Set(['plans', 'addTimeoutMs', 'secretCacheMs', 'secretFailuresPerSecond', 'corsOrigin', 'realm']);
+const KEYS = new Set(['plans', 'addTimeoutMs', 'secretCacheMs', 'secretFailuresPerSecond', 'corsOrigin', 'realm', 'drainTimeoutMs']);
 const LIMIT_KEYS = new Set(['readsPerSecond', 'writesPerSecond', 'readBurst', 'writeBurst']);
 
 function positive(value: unknown): boolean {
@@ -105,6 +109,7 @@ export function readIpfsSettings(where: string, source: Readonly<Record<string, 
   for (const key of Object.keys(source)) if (!KEYS.has(key)) problems.push(`${where}.${key}: unknown setting`);
   const plans = readPlans(where, source.plans, problems);
   if (source.addTimeoutMs !== undefined && !(nonNegativeInteger(source.addTimeoutMs) && (source.addTimeoutMs as number) > 0)) problems.push(`${where}.addTimeoutMs: must be a positive integer`);
+  if (source.drainTimeoutMs !== undefined && !nonNegativeInteger(source.drainTimeoutMs)) problems.push(`${where}.drainTimeoutMs: must be an integer >= 0`);
   if (source.secretCacheMs !== undefined && !nonNegativeInteger(source.secretCacheMs)) problems.push(`${where}.secretCacheMs: must be an integer >= 0`);
   if (source.secretFailuresPerSecond !== undefined && !positive(source.secretFailuresPerSecond)) problems.push(`${where}.secretFailuresPerSecond: must be a number above 0`);
   if (source.corsOrigin !== undefined && source.corsOrigin !== false && typeof source.corsOrigin !== 'string') problems.push(`${where}.corsOrigin: must be a string or false`);
@@ -135,5 +140,6 @@ export function resolveIpfsSettings(layers: readonly IpfsSettings[]): ResolvedIp
     secretFailuresPerSecond: merged.secretFailuresPerSecond ?? 5,
     corsOrigin: merged.corsOrigin ?? '*',
     realm: merged.realm ?? 'tollgate',
+    drainTimeoutMs: merged.drainTimeoutMs ?? 5_000,
   };
 }
