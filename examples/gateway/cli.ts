@@ -72,31 +72,48 @@ Options:
       --json              commands print JSON
   -h, --help              show this help
 
-Environment: TOLLGATE_ADMIN_TOKEN turns on the admin API at /admin/v1 (docs/operations.md).
+Environment:
+  PORT                    port to listen on, when --port is not given
+  TOLLGATE_DATA_DIR       folder of the SQLite store and the embedded IPFS node's blocks (as --data-dir)
+  TOLLGATE_REDIS_URL      Redis URL (as --redis)
+  TOLLGATE_ADMIN_TOKEN    turns on the admin API at /admin/v1 (docs/operations.md)
+  TOLLGATE_METRICS_TOKEN  bearer token required by /metrics
+  TOLLGATE_ANVIL_BINARY   an Anvil binary to use instead of the bundled one
 `;
 
 const COMMANDS = new Set(['keys', 'usage']);
+
+/** Every flag the CLI accepts (`parseArgs` options); the help text and the README list each one. */
+export const CLI_FLAGS = {
+  config: { type: 'string', short: 'c' },
+  port: { type: 'string', short: 'p' },
+  host: { type: 'string' },
+  'log-level': { type: 'string' },
+  'data-dir': { type: 'string' },
+  redis: { type: 'string' },
+  plan: { type: 'string' },
+  id: { type: 'string' },
+  label: { type: 'string' },
+  day: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const satisfies Record<string, { type: 'string' | 'boolean'; short?: string; default?: boolean }>;
+
+/** Reads the `PORT` environment variable; throws when it is set but not a port number. */
+export function portFromEnv(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT: "${value}" is not a port number`);
+  return port;
+}
 
 /** Parses `argv` (without node and script). Throws with a readable message on unknown flags or commands. */
 export function parseCli(argv: readonly string[]): CliOptions {
   const { values, positionals } = parseArgs({
     args: [...argv],
-    options: {
-      config: { type: 'string', short: 'c' },
-      port: { type: 'string', short: 'p' },
-      host: { type: 'string' },
-      'log-level': { type: 'string' },
-      'data-dir': { type: 'string' },
-      redis: { type: 'string' },
-      plan: { type: 'string' },
-      id: { type: 'string' },
-      label: { type: 'string' },
-      day: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+    options: CLI_FLAGS,
     strict: true,
     allowPositionals: true,
   });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createGateway, loadConfigFile, resolveConfig, ConfigError, PluginError, type GatewayConfig } from '../../core/index.js';
 import { bundledPlugins } from './bundled-plugins.js';
 import { defaultConfig, DEMO_API_SECRET } from './default-config.js';
-import { HELP, parseCli } from './cli.js';
+import { HELP, parseCli, portFromEnv } from './cli.js';
 import { applyStoreFlags, operatorBanner } from './operator-plugins.js';
 import { runCommand } from './commands.js';
 import { gatewayLogger } from '../../plugins/metrics/index.js';
@@ -12,6 +12,7 @@ async function main(): Promise<void> {
   let cli;
   try {
     cli = parseCli(process.argv.slice(2));
+    portFromEnv(process.env.PORT);
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${HELP}`);
     process.exit(2);
@@ -28,7 +29,8 @@ async function main(): Promise<void> {
     process.stderr.write(`${error instanceof ConfigError ? error.message : `cannot read ${cli.config}: ${(error as Error).message}`}\n`);
     process.exit(1);
   }
-  if (cli.port !== undefined) config.server.port = cli.port;
+  const listenPort = cli.port ?? portFromEnv(process.env.PORT);
+  if (listenPort !== undefined) config.server.port = listenPort;
   if (cli.host !== undefined) config.server.host = cli.host;
   if (cli.logLevel !== undefined) config.log.level = cli.logLevel;
   applyStoreFlags(config, cli);
@@ -48,7 +50,7 @@ async function main(): Promise<void> {
   const server = await gateway.listen();
   const { port } = server.address() as AddressInfo;
   const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
-  const lines = ['Tollgate is listening.', ''];
+  const lines = [`Tollgate: Listening on http://${host}:${port}`, ''];
   for (const network of gateway.networks.all) {
     const base = network.config.base?.path ?? (network.config.base?.hosts === undefined ? `/${network.name}` : '');
     const root = `${host}:${port}${base === '/' ? '' : base}`;
