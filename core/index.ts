@@ -2,6 +2,25 @@
  * Tollgate's public API: the core of a metered node-access gateway. Plugins (network families,
  * transports, stores, embedded upstreams) build on exactly these exports.
  *
+ * @example
+ * ```ts
+ * import { createGateway } from 'tollgate';
+ * import { httpTransport } from 'tollgate/plugins/http';
+ * import { wsTransport } from 'tollgate/plugins/ws';
+ * import { evmFamily } from 'tollgate/plugins/evm';
+ *
+ * const gateway = await createGateway({
+ *   config: {
+ *     keys: [{ key: 'my-api-key-123', plan: 'growth' }],
+ *     networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: 'http://127.0.0.1:8545' }] }],
+ *   },
+ *   plugins: [httpTransport(), wsTransport(), evmFamily()],
+ * });
+ * await gateway.listen(8080); // POST http://127.0.0.1:8080/eth/v3/my-api-key-123, ws://.../eth/ws/v3/my-api-key-123
+ * // or in a server of your own: server.on('request', gateway.listener); server.on('upgrade', gateway.upgrade)
+ * // or without a transport: gateway.handle({ network: 'eth', apiKey, body }).subscribe(...)
+ * ```
+ *
  * @packageDocumentation
  */
 // tsyringe needs the Reflect metadata API before any of its code runs; loading it here spares every user the step.
