@@ -4,29 +4,34 @@ import type { Duplex } from 'node:stream';
 import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import { pino, type Logger } from 'pino';
 import { of, type Observable } from 'rxjs';
-import type { GatewayConfig, GatewayConfigInput, NetworkConfig, UpstreamConfig } from './config/types.js';
+import type { GatewayConfig, GatewayConfigInput } from './config/types.js';
 import { resolveConfig } from './config/load-config.js';
 import type { RequestContext } from './context.js';
 import { CallContext } from './call-context.js';
 import type { NetworkFamily } from './family.js';
-import { Network } from './network.js';
 import { NetworkDirectory } from './network-directory.js';
-import { Tokens, type EmbeddedUpstreamInstance, type EmbeddedUpstreamProvider, type TollgatePlugin, type Transport } from './plugin.js';
+import { Tokens, type TollgatePlugin, type Transport } from './plugin.js';
 import { systemClock, type Clock } from './clock.js';
 import { StaticKeyStore } from './metering/config-key-store.js';
 import { hashSecretSync } from './metering/secret-hash.js';
 import { MemoryCreditLedger } from './metering/memory-credit-ledger.js';
 import { MemoryRateLimiter } from './metering/rate-limiter.js';
 import { FailoverSelector } from './upstream/failover-selector.js';
-import { Upstream } from './upstream/upstream.js';
 import { buildPipeline } from './pipeline/pipeline.js';
 import type { StageDefinition, StageDependencies } from './pipeline/stage.js';
 import { createJsonRpcEngine, type JsonRpcInput, type JsonRpcOutput } from './jsonrpc/engine.js';
 import type { ContextInit, GatewayRuntime } from './runtime.js';
 import { encodeError } from './jsonrpc/encode.js';
-import { MemoryUsageRecorder, usageOf, type CallObserver, type UsageRecorder } from './observe.js';
+import { MemoryUsageRecorder, type CallObserver, type UsageRecorder } from './observe.js';
 import { Errors } from './errors/catalog.js';
-import { normalizePrefix, urlUnderPrefix, type MountedGateway, type MountOptions } from './mount.js';
+import type { MountedGateway, MountOptions } from './mount.js';
+import { PluginError } from './plugin-error.js';
+import { EmbeddedUpstreams } from './embedded-upstreams.js';
+import { buildNetworks, type BuiltNetworks } from './build-networks.js';
+import { callFinisher } from './call-accounting.js';
+import { transportHandlers } from './transport-handlers.js';
+
+export { PluginError };
 
 /** How to assemble a gateway. */
 export interface GatewayOptions {
@@ -88,14 +93,6 @@ export interface HandleRequest {
   readonly body: unknown;
   /** Name recorded as the transport (default `direct`). */
   readonly transport?: string;
-}
-
-/** A plugin problem found while assembling the gateway. */
-export class PluginError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PluginError';
-  }
 }
 
 function resolveAllOptional<T>(container: DependencyContainer, token: InjectionToken<T>): T[] {
@@ -169,66 +166,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     if (families.has(family.name)) throw new PluginError(`network family "${family.name}" is registered twice`);
     families.set(family.name, family);
   }
-  const providers = new Map<string, EmbeddedUpstreamProvider>();
-  for (const provider of resolveAllOptional(container, Tokens.EmbeddedUpstream)) providers.set(provider.kind, provider);
-
-  const embedded = new Map<string, Promise<EmbeddedUpstreamInstance>>();
-  const upstreams: Upstream[] = [];
-  const stopEmbedded = async (): Promise<void> => {
-    const started = await Promise.allSettled(embedded.values());
-    await Promise.allSettled(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
-  };
-
-  const upstreamUrl = (network: NetworkConfig, upstream: UpstreamConfig, at: string): Promise<string> => {
-    if (upstream.url !== undefined) return Promise.resolve(upstream.url);
-    const [kind = '', instance = 'default'] = upstream.embedded!.split('#');
-    const provider = providers.get(kind);
-    if (provider === undefined) throw new PluginError(`${at}.embedded: no plugin provides embedded upstream "${kind}"`);
-    const id = `${kind}#${instance}`;
-    let started = embedded.get(id);
-    if (started === undefined) {
-      started = provider.start(instance, network);
-      embedded.set(id, started);
-    }
-    return started.then((s) => s.url);
-  };
-
-  let networks: Network[];
+  const embedded = new EmbeddedUpstreams(resolveAllOptional(container, Tokens.EmbeddedUpstream));
+  let built: BuiltNetworks;
   try {
-    networks = await Promise.all(
-      config.networks.map(async (networkConfig, n) => {
-        const networkFamilies = networkConfig.families.map((name, f) => {
-          const family = families.get(name);
-          if (family === undefined) throw new PluginError(`networks[${n}].families[${f}]: no plugin provides network family "${name}"`);
-          return family;
-        });
-        const networkUpstreams = await Promise.all(
-          networkConfig.upstreams.map(async (u, i) => {
-            const url = await upstreamUrl(networkConfig, u, `networks[${n}].upstreams[${i}]`);
-            const upstream = new Upstream({
-              name: u.name ?? `${networkConfig.name}-${u.role ?? 'primary'}-${i + 1}`,
-              network: networkConfig.name,
-              url,
-              role: u.role ?? 'primary',
-              headers: u.headers ?? {},
-              timeoutMs: u.timeoutMs ?? config.upstreamDefaults.timeoutMs,
-              connectTimeoutMs: config.upstreamDefaults.connectTimeoutMs,
-              connections: u.connections ?? config.upstreamDefaults.connections,
-              weight: u.weight ?? 1,
-              keepAliveTimeoutMs: config.upstreamDefaults.keepAliveTimeoutMs,
-            });
-            upstreams.push(upstream);
-            return upstream;
-          }),
-        );
-        return new Network(networkConfig, networkFamilies, networkUpstreams);
-      }),
-    );
+    built = await buildNetworks(config, families, embedded);
   } catch (error) {
-    await Promise.allSettled(upstreams.map((u) => u.close()));
-    await stopEmbedded();
+    await embedded.stop();
     throw error;
   }
+  const { networks, upstreams } = built;
   const directory = new NetworkDirectory(networks);
 
   const deps: StageDependencies = {
@@ -243,26 +189,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   };
   // Health probes and breaker trials run for the gateway's lifetime; close() stops them.
   deps.selector.start?.(networks);
-  const usage = container.resolve<UsageRecorder>(Tokens.UsageRecorder);
-  const observers = resolveAllOptional<CallObserver>(container, Tokens.CallObserver);
-  const finished = (ctx: RequestContext): void => {
-    const event = usageOf(ctx, clock.now());
-    if (event !== undefined) {
-      try {
-        const recorded = usage.record(event);
-        if (recorded instanceof Promise) recorded.catch((error: unknown) => logger.error({ err: error }, 'usage recording failed'));
-      } catch (error) {
-        logger.error({ err: error }, 'usage recording failed');
-      }
-    }
-    for (const observer of observers) {
-      try {
-        observer.callFinished(ctx);
-      } catch (error) {
-        logger.error({ err: error }, 'call observer failed');
-      }
-    }
-  };
+  const finished = callFinisher(
+    container.resolve<UsageRecorder>(Tokens.UsageRecorder),
+    resolveAllOptional<CallObserver>(container, Tokens.CallObserver),
+    clock,
+    logger,
+  );
   const execute = buildPipeline(deps, resolveAllOptional<StageDefinition>(container, Tokens.Stage), finished);
   const transports = resolveAllOptional<Transport>(container, Tokens.Transport);
 
@@ -278,53 +210,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   let closing: Promise<void> | undefined;
   const servers = new Set<Server>();
-
-  // Offers a request to each transport in turn; true when one took it (or it failed after answering began).
-  const offerRequest = (req: IncomingMessage, res: ServerResponse): boolean => {
-    try {
-      for (const transport of transports) if (transport.handleRequest?.(req, res, gateway) === true) return true;
-      return false;
-    } catch (error) {
-      logger.error({ err: error }, 'transport failed');
-      if (res.headersSent) res.destroy();
-      else replyError(res, Errors.INTERNAL_ERROR.httpStatus, Errors.INTERNAL_ERROR.code, Errors.INTERNAL_ERROR.message);
-      return true;
-    }
-  };
-  const offerUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): boolean => {
-    for (const transport of transports) if (transport.handleUpgrade?.(req, socket, head, gateway) === true) return true;
-    return false;
-  };
-  const mountAt = (prefix: string): MountedGateway => ({
-    listener(req, res, next) {
-      const original = req.url ?? '/';
-      const url = urlUnderPrefix(original, prefix);
-      if (url !== undefined) {
-        req.url = url;
-        if (offerRequest(req, res)) return;
-        req.url = original;
-      }
-      if (next !== undefined) next();
-      else replyError(res, Errors.NOT_FOUND.httpStatus, Errors.NOT_FOUND.code, Errors.NOT_FOUND.message);
-    },
-    upgrade(req, socket, head) {
-      const original = req.url ?? '/';
-      const url = urlUnderPrefix(original, prefix);
-      if (url === undefined) return false;
-      req.url = url;
-      if (offerUpgrade(req, socket, head)) return true;
-      req.url = original;
-      return false;
-    },
-  });
-  const root: MountedGateway = {
-    listener(req, res, next) {
-      if (offerRequest(req, res)) return;
-      if (next !== undefined) next();
-      else replyError(res, Errors.NOT_FOUND.httpStatus, Errors.NOT_FOUND.code, Errors.NOT_FOUND.message);
-    },
-    upgrade: offerUpgrade,
-  };
 
   const gateway: Gateway = {
     config,
@@ -342,8 +227,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       if (!root.upgrade(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     },
     mount(options = {}) {
-      const prefix = normalizePrefix(options.prefix);
-      return prefix === '' ? root : mountAt(prefix);
+      return mount(options.prefix);
     },
     handle(request) {
       const network = directory.get(request.network);
@@ -370,12 +254,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         }
         await Promise.allSettled([deps.selector.stop?.()]);
         await Promise.allSettled(upstreams.map((u) => u.close()));
-        await stopEmbedded();
+        await embedded.stop();
       })();
       return closing;
     },
   };
 
+  const mount = transportHandlers(transports, gateway, logger);
+  const root = mount();
   try {
     for (const plugin of plugins) await plugin.start?.(gateway);
   } catch (error) {
@@ -383,12 +269,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     throw error;
   }
   return gateway;
-}
-
-function replyError(res: ServerResponse, status: number, code: number, message: string): void {
-  const body = encodeError(null, { code, message });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
 }
 
 function jsonRpcNotFound(network: string): Observable<JsonRpcOutput> {
