@@ -1,4 +1,5 @@
 import { Tokens, type EmbeddedUpstreamProvider, type GatewayConfig, type NetworkConfig, type TollgatePlugin } from '../../core/index.js';
+import { InstanceTracker } from './instance-tracker.js';
 import { startDevnetInstance, type DevnetInstance, type DevnetKind } from './devnet-instance.js';
 import { readDevnetSettings, resolveDevnetSettings, type DevnetSettings, type ResolvedDevnetSettings } from './devnet-settings.js';
 import type { DevnetSeed } from './seed-types.js';
@@ -84,8 +85,7 @@ function normalizeId(id: string): string {
 export function devnet(options: DevnetOptions = {}): DevnetPlugin {
   const codeSettings: DevnetSettings = { ...readDevnetSettings('devnet()', options as Record<string, unknown>), ...(options.anvil ? { anvil: options.anvil } : {}) };
   let configSettings: DevnetSettings = {};
-  const started = new Map<string, DevnetInstance>();
-  const live = new Set<Promise<DevnetInstance>>();
+  const started = new InstanceTracker<DevnetInstance>();
 
   const provider = (kind: DevnetKind, defaultChainId: number | undefined): DevnetProvider => ({
     kind,
@@ -100,21 +100,7 @@ export function devnet(options: DevnetOptions = {}): DevnetPlugin {
       } catch (error) {
         return Promise.reject(error as Error);
       }
-      const starting: Promise<DevnetInstance> = startDevnetInstance(kind, id, settings).then((devnetInstance) => {
-        const tracked: DevnetInstance = {
-          ...devnetInstance,
-          stop: async () => {
-            await devnetInstance.stop();
-            if (started.get(id) === tracked) started.delete(id);
-            live.delete(starting);
-          },
-        };
-        started.set(id, tracked);
-        return tracked;
-      });
-      live.add(starting);
-      starting.catch(() => live.delete(starting));
-      return starting;
+      return started.track(id, startDevnetInstance(kind, id, settings));
     },
   });
   const providers = [provider('anvil', undefined), provider('bor', 137)] as const;
@@ -146,7 +132,7 @@ export function devnet(options: DevnetOptions = {}): DevnetPlugin {
       return started.get(normalizeId(id));
     },
     instances() {
-      return [...started.values()];
+      return started.all();
     },
     getSeed(id = 'anvil') {
       const found = started.get(normalizeId(id));
@@ -154,8 +140,7 @@ export function devnet(options: DevnetOptions = {}): DevnetPlugin {
       return found.getSeed();
     },
     async stop() {
-      const all = await Promise.allSettled([...live]);
-      await Promise.allSettled([...all.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)), solana.stop(), helia.stop()]);
+      await Promise.allSettled([started.stopAll(), solana.stop(), helia.stop()]);
     },
   };
   return plugin;

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { PluginError, type EmbeddedUpstreamInstance, type EmbeddedUpstreamProvider, type NetworkConfig } from '../../core/index.js';
 import type { IpfsNode, IpfsNodeOptions } from './ipfs-node.js';
+import { InstanceTracker } from './instance-tracker.js';
 
 /** The environment variable naming the directory under which `helia` instances keep their blocks by default (`<dir>/ipfs/<instance>`; default `.data`). */
 export const DATA_DIR_ENV = 'TOLLGATE_DATA_DIR';
@@ -85,8 +86,7 @@ export function readHeliaSettings(where: string, section: Readonly<Record<string
 export function heliaProvider(codeSettings: HeliaSettings = {}): HeliaProvider {
   const code = readHeliaSettings('devnet()', { helia: codeSettings });
   let fromConfig: HeliaSettings = {};
-  const started = new Map<string, HeliaInstance>();
-  const live = new Set<Promise<HeliaInstance>>();
+  const started = new InstanceTracker<HeliaInstance>();
   const normalize = (id: string): string => (id.includes('#') ? id : `${id}#default`);
   return {
     kind: 'helia',
@@ -101,34 +101,17 @@ export function heliaProvider(codeSettings: HeliaSettings = {}): HeliaProvider {
       } catch (error) {
         return Promise.reject(error as Error);
       }
-      const starting = (async () => {
-        const node = await startIpfsNode({
-          dataDir: resolve(settings.dataDir ?? resolve(process.env[DATA_DIR_ENV] || '.data', 'ipfs', instance)),
-          ...(settings.objectGet === undefined ? {} : { objectGet: settings.objectGet }),
-        });
-        const tracked: HeliaInstance = {
-          id,
-          url: node.url,
-          node,
-          stop: async () => {
-            await node.stop();
-            if (started.get(id) === tracked) started.delete(id);
-            live.delete(starting);
-          },
-        };
-        started.set(id, tracked);
-        return tracked;
-      })();
-      live.add(starting);
-      starting.catch(() => live.delete(starting));
-      return starting;
+      const starting = startIpfsNode({
+        dataDir: resolve(settings.dataDir ?? resolve(process.env[DATA_DIR_ENV] || '.data', 'ipfs', instance)),
+        ...(settings.objectGet === undefined ? {} : { objectGet: settings.objectGet }),
+      }).then((node): HeliaInstance => ({ id, url: node.url, node, stop: () => node.stop() }));
+      return started.track(id, starting);
     },
     instance(id = 'helia') {
       return started.get(normalize(id));
     },
-    async stop() {
-      const all = await Promise.allSettled([...live]);
-      await Promise.allSettled(all.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+    stop() {
+      return started.stopAll();
     },
   };
 }

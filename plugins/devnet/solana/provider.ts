@@ -5,6 +5,7 @@
  * @module
  */
 import type { EmbeddedUpstreamProvider, NetworkConfig } from '../../../core/index.js';
+import { InstanceTracker } from '../instance-tracker.js';
 import { readLiteSvmSettings, startLiteSvmInstance, type LiteSvmInstance, type LiteSvmSettings } from './instance.js';
 
 /** The `litesvm` provider, with the instances it started. */
@@ -30,8 +31,7 @@ export interface LiteSvmProvider extends EmbeddedUpstreamProvider {
 export function liteSvmProvider(codeSettings: LiteSvmSettings = {}): LiteSvmProvider {
   const code = readLiteSvmSettings('devnet({ litesvm })', codeSettings as Record<string, unknown>);
   let fromConfig: LiteSvmSettings = {};
-  const started = new Map<string, LiteSvmInstance>();
-  const live = new Set<Promise<LiteSvmInstance>>();
+  const started = new InstanceTracker<LiteSvmInstance>();
   return {
     kind: 'litesvm',
     configure(section) {
@@ -45,31 +45,16 @@ export function liteSvmProvider(codeSettings: LiteSvmSettings = {}): LiteSvmProv
       } catch (error) {
         return Promise.reject(error as Error);
       }
-      const starting = startLiteSvmInstance(id, settings).then((inner) => {
-        const tracked: LiteSvmInstance = {
-          ...inner,
-          stop: async () => {
-            await inner.stop();
-            if (started.get(id) === tracked) started.delete(id);
-            live.delete(starting);
-          },
-        };
-        started.set(id, tracked);
-        return tracked;
-      });
-      live.add(starting);
-      starting.catch(() => live.delete(starting));
-      return starting;
+      return started.track(id, startLiteSvmInstance(id, settings));
     },
     instance(id = 'litesvm') {
       return started.get(id.includes('#') ? id : `${id}#default`);
     },
     instances() {
-      return [...started.values()];
+      return started.all();
     },
-    async stop() {
-      const all = await Promise.allSettled([...live]);
-      await Promise.allSettled(all.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+    stop() {
+      return started.stopAll();
     },
   };
 }
