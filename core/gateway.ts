@@ -189,6 +189,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   };
   // Health probes and breaker trials run for the gateway's lifetime; close() stops them.
   deps.selector.start?.(networks);
+  const status = deps.selector.status?.bind(deps.selector);
+  if (status !== undefined) {
+    for (const network of networks) {
+      network.useHealth(() => new Set(status().filter((u) => u.network === network.name && !u.healthy).map((u) => u.name)));
+    }
+  }
   const finished = callFinisher(
     container.resolve<UsageRecorder>(Tokens.UsageRecorder),
     resolveAllOptional<CallObserver>(container, Tokens.CallObserver),

@@ -46,6 +46,7 @@ export class Network implements NetworkRuntime {
   /** How calls travel to this network's upstreams. */
   readonly protocol: CallProtocol;
   #rpcId = 0;
+  #unhealthy: (() => ReadonlySet<string>) | undefined;
 
   constructor(config: NetworkConfig, families: readonly NetworkFamily[], upstreams: readonly Upstream[]) {
     this.name = config.name;
@@ -67,10 +68,23 @@ export class Network implements NetworkRuntime {
     return this.config.options ?? {};
   }
 
+  /**
+   * Tells {@link Network.rpc} which upstreams are currently unhealthy (by name), so its lookups go to
+   * healthy ones first; the gateway wires in its upstream selector's view.
+   */
+  useHealth(unhealthy: () => ReadonlySet<string>): void {
+    this.#unhealthy = unhealthy;
+  }
+
+  /** Tries healthy primaries, then healthy partners, then the unhealthy ones (a last resort). */
   async rpc(method: string, params: readonly unknown[]): Promise<unknown> {
     const body = encodeRequest(++this.#rpcId, method, params);
     let lastError: unknown = new Error(`network ${this.name} has no upstream`);
-    for (const upstream of this.upstreams) {
+    const unhealthy = this.#unhealthy?.();
+    const order = unhealthy === undefined || unhealthy.size === 0
+      ? this.upstreams
+      : [...this.upstreams.filter((u) => !unhealthy.has(u.name)), ...this.upstreams.filter((u) => unhealthy.has(u.name))];
+    for (const upstream of order) {
       try {
         const reply = await upstream.request({ body });
         const parsed = JSON.parse(Buffer.from(reply.body as Uint8Array).toString('utf8')) as { result?: unknown; error?: { message: string } };
