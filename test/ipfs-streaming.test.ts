@@ -60,6 +60,25 @@ t.test('an X-Stream-Error trailer the upstream sent is passed on with the bytes'
   t.equal(res.trailers['x-stream-error'], 'context canceled');
 });
 
+t.test("a real upstream's own X-Stream-Error trailer reaches the client through the gateway", async (t) => {
+  const stub = await startKuboStub((req, res) => {
+    req.resume();
+    res.writeHead(200, CAT_HEADERS);
+    res.write('partial ');
+    res.addTrailers({ 'X-Stream-Error': 'context deadline exceeded' });
+    res.end('answer');
+  });
+  const gw = await startIpfsGateway({ upstreams: [{ url: stub.url }] });
+  t.teardown(async () => {
+    await gw.close();
+    await stub.close();
+  });
+  const res = await request(`${gw.api}/cat?arg=${HELLO}`, { method: 'POST', headers: { authorization: gw.auth } });
+  t.equal(res.statusCode, 200);
+  t.equal(await res.body.text(), 'partial answer', 'the bytes the node sent');
+  t.equal(res.trailers['x-stream-error'], 'context deadline exceeded', "the node's own error, passed on");
+});
+
 t.test('a client that goes away ends the upstream request', async (t) => {
   let upstreamClosed = false;
   let upstreamWritten = 0;

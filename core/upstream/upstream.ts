@@ -111,7 +111,8 @@ export class Upstream {
         signal: effectiveSignal(signal ?? request.signal),
       });
       if (request.stream === true) {
-        return { status: response.statusCode, headers: response.headers, body: response.body };
+        // undici fills `trailers` once the body has been read: a streaming relay reads them at the end.
+        return { status: response.statusCode, headers: response.headers, body: response.body, trailers: response.trailers };
       }
       const body = Buffer.from(await response.body.arrayBuffer());
       return { status: response.statusCode, headers: response.headers, body };
