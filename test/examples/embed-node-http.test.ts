@@ -111,7 +111,7 @@ t.test('WebSocket: calls under /rpc, a bad key refused before the upgrade, other
 
 t.test('a failure to start is reported and exits 1', async (t) => {
   const badKey = await startExample('embed-node-http', { TOLLGATE_API_KEY: 'short' }).then(
-    (started) => { void started.stop(); return undefined; },
+    async (started) => { await started.stop(); return undefined; },
     (error: Error) => error.message,
   );
   t.match(badKey, /exited with 1/, 'an invalid API key in the environment');
@@ -122,7 +122,7 @@ t.test('a failure to start is reported and exits 1', async (t) => {
   t.teardown(() => taken.close());
   const port = (taken.address() as AddressInfo).port;
   const busy = await startExample('embed-node-http', { PORT: String(port) }).then(
-    (started) => { void started.stop(); return undefined; },
+    async (started) => { await started.stop(); return undefined; },
     (error: Error) => error.message,
   );
   t.match(busy, /exited with 1/, 'a port already in use');
