@@ -18,7 +18,10 @@ export type NextHandler = (error?: unknown) => void;
 export interface MountedGateway {
   /**
    * A request listener that is also Connect/Express middleware: a request the gateway does not serve
-   * goes to `next` with its URL untouched, or gets a JSON-RPC 404 when there is no `next`.
+   * goes to `next` with its URL untouched, or gets a JSON-RPC 404 when there is no `next`. The choice
+   * is made synchronously: when the listener returns, either `next` was called or the gateway owns the
+   * request (frameworks that must know before they read the body, such as Fastify's `onRequest`
+   * hook, rely on this).
    */
   readonly listener: (req: IncomingMessage, res: ServerResponse, next?: NextHandler) => void;
   /**

@@ -1,11 +1,11 @@
-import type { GatewayConfig, GatewayConfigInput, TollgatePlugin } from '../../core/index.js';
-import { httpTransport } from '../../plugins/http/index.js';
-import { wsTransport } from '../../plugins/ws/index.js';
-import { evmFamily } from '../../plugins/evm/index.js';
-import { polygonFamily } from '../../plugins/polygon/index.js';
-import { solanaFamily } from '../../plugins/solana/index.js';
-import { ipfs } from '../../plugins/ipfs/index.js';
-import { devnet } from '../../plugins/devnet/index.js';
+import type { GatewayConfig, GatewayConfigInput, TollgatePlugin } from 'tollgate';
+import { httpTransport } from 'tollgate/plugins/http';
+import { wsTransport } from 'tollgate/plugins/ws';
+import { evmFamily } from 'tollgate/plugins/evm';
+import { polygonFamily } from 'tollgate/plugins/polygon';
+import { solanaFamily } from 'tollgate/plugins/solana';
+import { ipfs } from 'tollgate/plugins/ipfs';
+import { devnet } from 'tollgate/plugins/devnet';
 import { operatorPlugins } from './operator-plugins.js';
 
 /**

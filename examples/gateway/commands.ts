@@ -1,7 +1,7 @@
-import type { GatewayConfig, KeyRegistry, CreditLedger, UsageRecorder } from '../../core/index.js';
-import { openSqliteStore, resolveSqliteSettings, LEDGER_SQLITE_PLUGIN } from '../../plugins/ledger-sqlite/index.js';
-import { createRedisStore, LEDGER_REDIS_PLUGIN } from '../../plugins/ledger-redis/index.js';
-import { KeyManager, KeyManagerError, type DayUsage, type IssuedKey, type KeyView } from '../../plugins/admin/index.js';
+import type { GatewayConfig, KeyRegistry, CreditLedger, UsageRecorder } from 'tollgate';
+import { openSqliteStore, resolveSqliteSettings, LEDGER_SQLITE_PLUGIN } from 'tollgate/plugins/ledger-sqlite';
+import { createRedisStore, LEDGER_REDIS_PLUGIN } from 'tollgate/plugins/ledger-redis';
+import { KeyManager, KeyManagerError, type DayUsage, type IssuedKey, type KeyView } from 'tollgate/plugins/admin';
 import type { CliOptions } from './cli.js';
 import { storeKind } from './operator-plugins.js';
 

@@ -1,4 +1,4 @@
-import type { GatewayConfigInput } from '../../core/index.js';
+import type { GatewayConfigInput } from 'tollgate';
 
 /** The API key of the default configuration, printed at start. Local use only: change it for anything shared. */
 export const DEMO_API_KEY = 'tollgate-demo-key-0001';

@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
-import { createGateway, loadConfigFile, resolveConfig, ConfigError, PluginError, type GatewayConfig } from '../../core/index.js';
+import { createGateway, loadConfigFile, resolveConfig, ConfigError, PluginError, type GatewayConfig } from 'tollgate';
 import { bundledPlugins } from './bundled-plugins.js';
 import { defaultConfig, DEMO_API_SECRET } from './default-config.js';
 import { HELP, parseCli, portFromEnv } from './cli.js';
 import { applyStoreFlags, operatorBanner } from './operator-plugins.js';
 import { runCommand } from './commands.js';
-import { gatewayLogger } from '../../plugins/metrics/index.js';
+import { gatewayLogger } from 'tollgate/plugins/metrics';
 
 async function main(): Promise<void> {
   let cli;

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import type { GatewayConfig, GatewayConfigInput, TollgatePlugin } from '../../core/index.js';
-import { ledgerSqlite, LEDGER_SQLITE_PLUGIN, DEFAULT_SQLITE_PATH } from '../../plugins/ledger-sqlite/index.js';
-import { ledgerRedis, redisAddress, LEDGER_REDIS_PLUGIN } from '../../plugins/ledger-redis/index.js';
-import { admin, ADMIN_PLUGIN, ADMIN_TOKEN_ENV, type AdminPlugin } from '../../plugins/admin/index.js';
-import { accessLog, metrics, METRICS_PLUGIN } from '../../plugins/metrics/index.js';
+import type { GatewayConfig, GatewayConfigInput, TollgatePlugin } from 'tollgate';
+import { ledgerSqlite, LEDGER_SQLITE_PLUGIN, DEFAULT_SQLITE_PATH } from 'tollgate/plugins/ledger-sqlite';
+import { ledgerRedis, redisAddress, LEDGER_REDIS_PLUGIN } from 'tollgate/plugins/ledger-redis';
+import { admin, ADMIN_PLUGIN, ADMIN_TOKEN_ENV, type AdminPlugin } from 'tollgate/plugins/admin';
+import { accessLog, metrics, METRICS_PLUGIN } from 'tollgate/plugins/metrics';
 
 /** The environment variable naming the folder of the SQLite store (default `.data`). */
 export const DATA_DIR_ENV = 'TOLLGATE_DATA_DIR';
