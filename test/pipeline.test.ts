@@ -66,6 +66,12 @@ const call = (params: unknown[]) => gw.gateway.handle({ network: 'demo', apiKey:
 
 t.test('plugin stages are placed relative to core stages and to each other', async (t) => {
   t.same(orderStages(stages), ['authenticate', 'validate', 'deny-list', 'meter', 'enforceLimits', 'route', 'audit', 'after-audit', 'dispatch', 'checkResult']);
+  const at = (name: string, anchor: { after?: string; before?: string }) => ({ name, ...anchor, create: () => step(() => {}) });
+  t.same(
+    orderStages([at('a', { after: 'validate' }), at('b', { after: 'validate' }), at('c', { before: 'meter' }), at('d', { before: 'meter' })]),
+    ['authenticate', 'validate', 'a', 'b', 'c', 'd', 'meter', 'enforceLimits', 'route', 'dispatch', 'checkResult'],
+    'stages with the same anchor keep their registration order',
+  );
   t.throws(() => orderStages([{ name: 'x', after: 'nowhere', create: () => step(() => {}) }]), /anchored to unknown stage "nowhere"/);
   t.throws(() => orderStages([{ name: 'meter', after: 'validate', create: () => step(() => {}) }]), /defined twice/);
 });

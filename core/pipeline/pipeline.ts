@@ -25,6 +25,8 @@ const coreFactories: Record<CoreStageName, (deps: StageDependencies) => Stage> =
 export function orderStages(extra: readonly StageDefinition[]): string[] {
   const order: string[] = [...CORE_STAGES];
   const pending = [...extra];
+  // The last stage placed after each anchor, so stages after one anchor keep their registration order.
+  const lastAfter = new Map<string, string>();
   // Plugin stages may anchor on each other: place whatever has its anchor present, until nothing moves.
   while (pending.length > 0) {
     const before = pending.length;
@@ -35,7 +37,11 @@ export function orderStages(extra: readonly StageDefinition[]): string[] {
       if (anchor === undefined) throw new Error(`pipeline stage "${stage.name}" needs "before" or "after"`);
       const at = order.indexOf(anchor);
       if (at === -1) continue;
-      order.splice(stage.before !== undefined ? at : at + 1, 0, stage.name);
+      if (stage.before !== undefined) order.splice(at, 0, stage.name);
+      else {
+        order.splice(order.indexOf(lastAfter.get(anchor) ?? anchor) + 1, 0, stage.name);
+        lastAfter.set(anchor, stage.name);
+      }
       pending.splice(i--, 1);
     }
     if (pending.length === before) {
