@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import { pino, type Logger } from 'pino';
-import { of, type Observable } from 'rxjs';
+import { Observable, of } from 'rxjs';
 import type { GatewayConfig, GatewayConfigInput } from './config/types.js';
 import { resolveConfig } from './config/load-config.js';
 import type { RequestContext } from './context.js';
@@ -69,6 +69,9 @@ export interface Gateway extends GatewayRuntime {
   mount(options?: MountOptions): MountedGateway;
   /**
    * Handles a JSON-RPC body without any transport: for a queue worker or a serverless function.
+   * Lazy: each subscription runs (and charges) the call once. Unsubscribing before the answer (as
+   * RxJS `timeout` does) or aborting `request.signal` cancels the call: the upstream request is
+   * aborted and the call is not charged.
    *
    * @example
    * ```ts
@@ -93,6 +96,8 @@ export interface HandleRequest {
   readonly body: unknown;
   /** Name recorded as the transport (default `direct`). */
   readonly transport?: string;
+  /** Cancels the call (as unsubscribing does): the upstream request is aborted and the call refunded. */
+  readonly signal?: AbortSignal;
 }
 
 function resolveAllOptional<T>(container: DependencyContainer, token: InjectionToken<T>): T[] {
@@ -238,8 +243,30 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     handle(request) {
       const network = directory.get(request.network);
       if (network === undefined) return jsonRpcNotFound(request.network);
-      const input: JsonRpcInput = { transport: request.transport ?? 'direct', network, credentials: { apiKey: request.apiKey }, body: request.body };
-      return jsonRpc(input);
+      // Unsubscribing before the answer cancels the call like a client going away: the upstream request
+      // is aborted and the call refunded. The inner run is left to finish so its compensations complete.
+      return new Observable<JsonRpcOutput>((subscriber) => {
+        const cancel = new AbortController();
+        const outer = request.signal;
+        const onAbort = (): void => cancel.abort(outer?.reason);
+        if (outer?.aborted === true) cancel.abort(outer.reason);
+        else outer?.addEventListener('abort', onAbort, { once: true });
+        let answered = false;
+        const input: JsonRpcInput = { transport: request.transport ?? 'direct', network, credentials: { apiKey: request.apiKey }, body: request.body, signal: cancel.signal };
+        jsonRpc(input).subscribe({
+          next: (output) => subscriber.next(output),
+          error: (error: unknown) => subscriber.error(error),
+          complete: () => {
+            answered = true;
+            outer?.removeEventListener('abort', onAbort);
+            subscriber.complete();
+          },
+        });
+        return () => {
+          outer?.removeEventListener('abort', onAbort);
+          if (!answered) cancel.abort(new Error('unsubscribed'));
+        };
+      });
     },
     async listen(port = config.server.port, host = config.server.host) {
       const server = createServer({ keepAliveTimeout: 65_000 }, gateway.listener);

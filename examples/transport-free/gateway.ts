@@ -21,9 +21,6 @@ export const config: GatewayConfigInput = {
   log: { level: 'warn' },
   keys: [{ key: DEMO_API_KEY, id: DEMO_KEY_ID, plan: 'developer' }],
   networks: [{ name: NETWORK, families: ['evm'], upstreams: [{ name: 'anvil', embedded: 'anvil' }] }],
-  // The gateway ends a call that found no answer after 10 s itself (HTTP 504, refunded), so it gives up
-  // before the handler's own 15 s timeout does.
-  failover: { deadlineMs: 10_000 },
 };
 
 /** Assembles the gateway: the evm family and the devnet plugin, which starts Anvil and stops it on close(). */

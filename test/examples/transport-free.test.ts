@@ -246,4 +246,13 @@ t.test('timeouts: the handler\'s own, and the gateway\'s deadline before it', as
   t.equal(result.statusCode, 504);
   t.equal(JSON.parse(result.body).error.code, -33504);
   t.equal(await used(gateway, 'slow'), 0, 'and refunded the call');
+
+  // The handler giving up first unsubscribes, which cancels the call: refunded as well.
+  const impatient = createWorker(async () => gateway, { timeoutMs: 100 });
+  const cut = await impatient.handler({ apiKey: 'slow-key-0001', body: rpc('eth_chainId', []) });
+  t.equal(cut.statusCode, 504);
+  t.equal(JSON.parse(cut.body).error.message, 'no answer within 100 ms');
+  const deadline = Date.now() + 5_000;
+  while ((await used(gateway, 'slow')) !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.equal(await used(gateway, 'slow'), 0, 'the handler\'s own timeout cancelled the call and it was refunded');
 });
