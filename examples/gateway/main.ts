@@ -59,7 +59,9 @@ async function main(): Promise<void> {
       continue;
     }
     lines.push(`  ${network.name.padEnd(18)} http://${root}/v3/<API_KEY>   (${network.config.families.join(', ')})`);
-    lines.push(`  ${''.padEnd(18)} ws://${root}/ws/v3/<API_KEY>`);
+    // A family may offer its methods over some transports only (Solana's: HTTP); show WebSocket where it serves something.
+    const overWs = [...network.methods.values()].some((m) => m.definition.transports === undefined || m.definition.transports.includes('ws'));
+    if (overWs) lines.push(`  ${''.padEnd(18)} ws://${root}/ws/v3/<API_KEY>`);
   }
   if (cli.config === undefined) lines.push('', `  API key: ${config.keys[0]!.key}`);
   if (cli.config === undefined) lines.push(`  API secret: ${DEMO_API_SECRET}   (the file-storage API's basic-auth password)`);
