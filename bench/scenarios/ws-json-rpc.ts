@@ -124,7 +124,7 @@ function report(target: WsTarget, rounds: readonly RoundResult[]): TargetReport 
 const scenario: Scenario = {
   name: 'ws-json-rpc',
   description: 'JSON-RPC over WebSocket: Anvil\'s WebSocket directly vs the Tollgate gateway\'s /ws/v3 endpoint',
-  targets: ['direct', 'gateway'],
+  targets: ['direct', 'bare-ws-proxy', 'gateway'],
 
   async run(options: BenchOptions) {
     const wanted = (name: string): boolean => options.targets === undefined || options.targets.includes(name);
@@ -133,6 +133,11 @@ const scenario: Scenario = {
     try {
       const targets: WsTarget[] = [];
       if (wanted('direct')) targets.push({ name: 'direct', description: 'Anvil\'s own WebSocket endpoint', url: anvil.wsUrl, pids: [anvil.pid] });
+      if (wanted('bare-ws-proxy')) {
+        const proxy = await startServer('bare-ws-proxy', 'bench/servers/bare-ws-proxy.ts', { upstream: anvil.url }, options);
+        servers.push(proxy);
+        targets.push({ name: 'bare-ws-proxy', description: 'bench/bare-ws-proxy.ts: ws in, each message relayed as is over an undici keep-alive pool to Anvil', url: proxy.url.replace(/^http/, 'ws'), pids: proxy.ready.pids });
+      }
       if (wanted('gateway')) {
         const gateway = await startServer('gateway', 'bench/servers/ws-gateway.ts', { upstream: anvil.url }, options);
         servers.push(gateway);
@@ -145,9 +150,9 @@ const scenario: Scenario = {
       const rounds = new Map<string, RoundResult[]>(targets.map((t) => [t.name, []]));
       for (let round = 1; round <= options.rounds; round++) {
         for (const target of targets) {
-          const result = await measure(target, round, options, target.name === 'gateway' ? [anvil.pid] : []);
+          const result = await measure(target, round, options, target.name === 'direct' ? [] : [anvil.pid]);
           rounds.get(target.name)!.push(result);
-          process.stderr.write(`[bench] round ${round}/${options.rounds} ${target.name.padEnd(8)} ${Math.round(result.okPerSecond)} msg/s  p50 ${result.latency.p50.toFixed(2)} ms  p99 ${result.latency.p99.toFixed(2)} ms  server ${(result.serverCores * 100).toFixed(0)}% cpu\n`);
+          process.stderr.write(`[bench] round ${round}/${options.rounds} ${target.name.padEnd(13)} ${Math.round(result.okPerSecond)} msg/s  p50 ${result.latency.p50.toFixed(2)} ms  p99 ${result.latency.p99.toFixed(2)} ms  server ${(result.serverCores * 100).toFixed(0)}% cpu\n`);
         }
       }
       const measured = targets.map((t) => report(t, rounds.get(t.name)!));
@@ -155,7 +160,11 @@ const scenario: Scenario = {
         scenario: scenario.name,
         description: scenario.description,
         targets: measured,
-        comparisons: compare(measured, [{ numerator: 'gateway', denominator: 'direct', goal: 0.8 }]),
+        comparisons: compare(measured, [
+          { numerator: 'gateway', denominator: 'direct', goal: 0.8 },
+          { numerator: 'gateway', denominator: 'bare-ws-proxy' },
+          { numerator: 'bare-ws-proxy', denominator: 'direct' },
+        ]),
         notes: [
           `${options.connections} WebSocket connections, ${PIPELINE} calls in flight on each, method ${options.method}; req/s is answered messages per second`,
           'only answers carrying a result for an id that was sent count; the gateway reaches Anvil over HTTP keep-alive',
