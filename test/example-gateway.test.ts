@@ -1,10 +1,11 @@
 import t from 'tap';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { post, rpc } from './helpers/json-rpc.js';
+import { alive, childPids } from './helpers/processes.js';
 
 // The bundled gateway as `npm start` runs it: a real process, its banner, its calls, its shutdown.
 const main = new URL('../examples/gateway/main.ts', import.meta.url).pathname;
@@ -23,23 +24,6 @@ function output(child: ChildProcess): Promise<{ code: number | null; stdout: str
   child.stdout!.on('data', (c: Buffer) => (stdout += c));
   child.stderr!.on('data', (c: Buffer) => (stderr += c));
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
-}
-
-function childPids(pid: number): number[] {
-  try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
-  } catch {
-    return [];
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 t.test('--help lists every flag', async (t) => {

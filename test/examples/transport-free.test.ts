@@ -1,5 +1,5 @@
 import t from 'tap';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { firstValueFrom, from, lastValueFrom, mergeMap, NEVER, toArray } from 'rxjs';
@@ -8,6 +8,7 @@ import { createGateway, Tokens, type CreditLedger, type Gateway } from '../../co
 import { evmFamily } from '../../plugins/evm/index.js';
 import { exampleDir, startExample, type ExampleProcess } from '../helpers/example-process.js';
 import { post, rpc } from '../helpers/json-rpc.js';
+import { alive, childPids } from '../helpers/processes.js';
 import { createWorker, handler, runJobs, respond, type Job } from '../../examples/transport-free/worker.js';
 import { closeDemoGateway, demoGateway, DEMO_API_KEY, DEMO_KEY_ID } from '../../examples/transport-free/gateway.js';
 
@@ -15,23 +16,6 @@ import { closeDemoGateway, demoGateway, DEMO_API_KEY, DEMO_KEY_ID } from '../../
 // process (`npm start`: a small HTTP front turning requests into handler events), then in process.
 
 const ACCOUNT_0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
-
-function childPids(pid: number): number[] {
-  try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
-  } catch {
-    return [];
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function used(gateway: Gateway, keyId = DEMO_KEY_ID): Promise<number> {
   const ledger = gateway.container.resolve<CreditLedger>(Tokens.CreditLedger);

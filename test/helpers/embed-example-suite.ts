@@ -1,11 +1,11 @@
 import t from 'tap';
-import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createPublicClient, http, parseEther, webSocket } from 'viem';
 import { startExample } from './example-process.js';
 import { post, rpc } from './json-rpc.js';
 import { openWs, refusedWs } from './ws-client.js';
+import { alive, childProcesses } from './processes.js';
 
 /**
  * What differs between the embedding examples: the folder, the body of the host's own 404, and an
@@ -23,25 +23,6 @@ export interface EmbedExample {
 
 const KEY = 'embed-demo-key-0001';
 const UNTOUCHED_ACCOUNT = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720'; // Anvil's 10th dev account: the seed never spends from it
-
-function childProcesses(pid: number): Array<{ pid: number; command: string }> {
-  try {
-    return execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' })
-      .split('\n').map((line) => line.trim()).filter(Boolean)
-      .map((line) => { const [p = '', ...rest] = line.split(/\s+/); return { pid: Number(p), command: rest.join(' ') }; });
-  } catch {
-    return [];
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Runs an embedding example as its README says (an existing server with routes of its own and
