@@ -78,8 +78,8 @@ export interface HealthProbe {
 }
 
 /**
- * A network family: the methods a kind of network offers (EVM, Solana, Polygon's `bor_` namespace...).
- * A network combines one or more families.
+ * A network family: the methods a kind of network offers, each with its schema and credit cost, as
+ * a family plugin defines them. A network combines one or more families.
  */
 export interface NetworkFamily {
   /** Unique family name, referenced by networks in the config (`families: [evm, polygon]`). */

@@ -66,7 +66,7 @@ export interface KeyRegistry extends KeyStore {
 
 /**
  * The injection token of the gateway's {@link KeyRegistry}, registered by store plugins that keep keys
- * (SQLite, Redis) and read by the admin API. Absent when the gateway only knows the config's keys.
+ * and read by key-management plugins. Absent when the gateway only knows the config's keys.
  */
 export const KeyRegistryToken = Symbol.for('tollgate.KeyRegistry') as InjectionToken<KeyRegistry>;
 
