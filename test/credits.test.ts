@@ -1,5 +1,4 @@
 import t from 'tap';
-import { createServer } from 'node:net';
 import { Tokens, type CreditLedger } from '../core/index.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
@@ -7,15 +6,8 @@ import { polygonFamily } from '../plugins/polygon/index.js';
 import { devnet } from '../plugins/devnet/index.js';
 import { ManualClock, startTestGateway } from './helpers/gateway.js';
 import { post, rpc } from './helpers/json-rpc.js';
+import { closedPort } from './helpers/closed-port.js';
 
-/** A loopback port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const BIG = 'credits-big-key-0001';
 const TINY = 'credits-tiny-key-001';

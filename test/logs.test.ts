@@ -1,5 +1,4 @@
 import t from 'tap';
-import { createServer } from 'node:net';
 import { request } from 'undici';
 import { createGateway, keyIdOf } from '../core/index.js';
 import { httpTransport } from '../plugins/http/index.js';
@@ -8,15 +7,9 @@ import { ledgerSqlite } from '../plugins/ledger-sqlite/index.js';
 import { admin } from '../plugins/admin/index.js';
 import { accessLog, gatewayLogger, metrics } from '../plugins/metrics/index.js';
 import { post, rpc } from './helpers/json-rpc.js';
+import { closedPort } from './helpers/closed-port.js';
 import { startTinyUpstream } from './helpers/tiny-upstream.js';
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const GOOD_KEY = 'logs-good-key-000000001';
 const GOOD_SECRET = 'logs-good-secret-000000001';

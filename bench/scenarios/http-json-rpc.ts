@@ -6,32 +6,8 @@
 import { BENCH_KEY, BENCH_NETWORK, UPSTREAM_CONNECTIONS } from '../config.js';
 import { startAnvil } from '../../plugins/devnet/index.js';
 import { runTargets, startServer, type BenchOptions, type TargetDefinition } from '../lib/harness.js';
-import type { LoadRequest } from '../lib/load.js';
+import { checkBenchMethod, jsonRpcRequest } from '../lib/json-rpc-request.js';
 import type { Scenario } from '../lib/scenario.js';
-
-const METHODS = new Set(['eth_chainId', 'eth_blockNumber']);
-
-/** The request sent to every target: only the path differs. Only a JSON-RPC result with id 1 counts. */
-function jsonRpcRequest(method: string, path: string): LoadRequest {
-  return {
-    method: 'POST',
-    path,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
-    check(_status, body) {
-      let parsed: { jsonrpc?: unknown; id?: unknown; result?: unknown; error?: unknown };
-      try {
-        parsed = JSON.parse(body) as typeof parsed;
-      } catch {
-        return 'not JSON';
-      }
-      if (parsed.error !== undefined) return 'JSON-RPC error';
-      if (parsed.jsonrpc !== '2.0' || parsed.id !== 1) return 'wrong jsonrpc/id';
-      if (typeof parsed.result !== 'string') return 'no result';
-      return true;
-    },
-  };
-}
 
 const scenario: Scenario = {
   name: 'http-json-rpc',
@@ -39,7 +15,7 @@ const scenario: Scenario = {
   targets: ['direct', 'bare-proxy', 'fastify-proxy', 'gateway'],
 
   async run(options: BenchOptions) {
-    if (!METHODS.has(options.method)) throw new Error(`--method must be one of ${[...METHODS].join(', ')} (got ${options.method})`);
+    checkBenchMethod(options.method);
     const anvil = await startAnvil();
     try {
       const upstream = { upstream: anvil.url, connections: String(UPSTREAM_CONNECTIONS) };

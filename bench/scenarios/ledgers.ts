@@ -11,32 +11,8 @@ import { BENCH_KEY, BENCH_NETWORK } from '../config.js';
 import { freePort, startAnvil } from '../../plugins/devnet/index.js';
 import { runTargets, startServer, type BenchOptions, type TargetDefinition } from '../lib/harness.js';
 import { exitOf, spawnChild } from '../lib/processes.js';
-import type { LoadRequest } from '../lib/load.js';
+import { checkBenchMethod, jsonRpcRequest } from '../lib/json-rpc-request.js';
 import type { Scenario } from '../lib/scenario.js';
-
-const METHODS = new Set(['eth_chainId', 'eth_blockNumber']);
-
-/** Only a JSON-RPC result with id 1 counts. */
-function jsonRpcRequest(method: string, path: string): LoadRequest {
-  return {
-    method: 'POST',
-    path,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
-    check(_status, body) {
-      let parsed: { jsonrpc?: unknown; id?: unknown; result?: unknown; error?: unknown };
-      try {
-        parsed = JSON.parse(body) as typeof parsed;
-      } catch {
-        return 'not JSON';
-      }
-      if (parsed.error !== undefined) return 'JSON-RPC error';
-      if (parsed.jsonrpc !== '2.0' || parsed.id !== 1) return 'wrong jsonrpc/id';
-      if (typeof parsed.result !== 'string') return 'no result';
-      return true;
-    },
-  };
-}
 
 /** A `redis-server` without persistence on a free port, as a tracked child of the bench. */
 async function startRedis(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
@@ -67,7 +43,7 @@ const scenario: Scenario = {
   targets: ['memory', 'sqlite', 'redis'],
 
   async run(options: BenchOptions) {
-    if (!METHODS.has(options.method)) throw new Error(`--method must be one of ${[...METHODS].join(', ')} (got ${options.method})`);
+    checkBenchMethod(options.method);
     const wanted = (name: string): boolean => options.targets === undefined || options.targets.includes(name);
     const anvil = await startAnvil();
     const dir = mkdtempSync(join(tmpdir(), 'tollgate-bench-ledgers-'));

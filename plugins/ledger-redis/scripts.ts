@@ -29,11 +29,12 @@ end
 return used`;
 
 /**
- * KEYS: bucket. ARGV: cost, tokens per second, burst, now (ms). A token bucket: refills for the time
- * passed since its last use, then takes `min(cost, burst)` tokens if it holds them. `{1, 0}` or
- * `{0, retry after ms}`. Idle buckets expire once they would be full again.
+ * The token bucket shared by {@link TAKE} and {@link TAKE_DEBIT}. KEYS[1]: bucket. ARGV[1..4]: cost,
+ * tokens per second, burst, now (ms). Refills for the time passed since the bucket's last use, then
+ * takes `min(cost, burst)` tokens if it holds them (`allowed`); idle buckets expire once they would be
+ * full again. Leaves `tokens`, `need` and `rate` for the caller's answer.
  */
-export const TAKE = `
+const BUCKET = `
 local cost = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
@@ -49,12 +50,19 @@ elseif now > at then
   at = now
 end
 local need = math.min(cost, burst)
-if tokens >= need then
+local allowed = tokens >= need
+if allowed then
   tokens = tokens - need
   redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'a', string.format('%d', at))
   redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
-  return {1, 0}
-end
+end`;
+
+/**
+ * KEYS: bucket. ARGV: cost, tokens per second, burst, now (ms). Takes from the token bucket
+ * (the shared bucket fragment): `{1, 0}` or `{0, retry after ms}`.
+ */
+export const TAKE = `${BUCKET}
+if allowed then return {1, 0} end
 return {0, math.ceil((need - tokens) / rate * 1000)}`;
 
 /**
@@ -105,26 +113,8 @@ return {1, old}`;
  * live of the balance (ms). {@link TAKE} and then, if the bucket let the call through, {@link DEBIT}, in
  * one atomic step: `{1, 0, 1|0, used}` or `{0, retry after ms, 0, 0}`.
  */
-export const TAKE_DEBIT = `
-local cost = tonumber(ARGV[1])
-local rate = tonumber(ARGV[2])
-local burst = tonumber(ARGV[3])
-local now = tonumber(ARGV[4])
-local state = redis.call('HMGET', KEYS[1], 't', 'a')
-local tokens = tonumber(state[1])
-local at = tonumber(state[2])
-if tokens == nil or at == nil then
-  tokens = burst
-  at = now
-elseif now > at then
-  tokens = math.min(burst, tokens + (now - at) / 1000 * rate)
-  at = now
-end
-local need = math.min(cost, burst)
-if tokens < need then return {0, math.ceil((need - tokens) / rate * 1000), 0, 0} end
-tokens = tokens - need
-redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'a', string.format('%d', at))
-redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+export const TAKE_DEBIT = `${BUCKET}
+if not allowed then return {0, math.ceil((need - tokens) / rate * 1000), 0, 0} end
 local used = tonumber(redis.call('GET', KEYS[2]) or '0')
 local credits = tonumber(ARGV[5])
 if used + credits > tonumber(ARGV[6]) then return {1, 0, 0, used} end
