@@ -15,13 +15,13 @@ export const BENCH_KEY = 'bench-key-0123456789';
 export const UPSTREAM_CONNECTIONS = 64;
 
 /** The gateway config for an upstream at `upstreamUrl`. */
-export function benchGatewayConfig(upstreamUrl: string): GatewayConfigInput {
+export function benchGatewayConfig(upstreamUrl: string, upstreamWsUrl?: string): GatewayConfigInput {
   return {
     server: { host: '127.0.0.1', port: 0 },
     log: { level: 'silent' },
     plans: { bench: { dailyCredits: 1e12, creditsPerSecond: 1e9, failover: false } },
     keys: [{ key: BENCH_KEY, plan: 'bench' }],
-    networks: [{ name: BENCH_NETWORK, families: ['evm'], upstreams: [{ url: upstreamUrl }] }],
+    networks: [{ name: BENCH_NETWORK, families: ['evm'], upstreams: [{ url: upstreamUrl, ...(upstreamWsUrl === undefined ? {} : { wsUrl: upstreamWsUrl }) }] }],
     upstreamDefaults: { connections: UPSTREAM_CONNECTIONS },
   };
 }

@@ -5,11 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfigFile, resolveConfig } from '../core/index.js';
 import { defaultConfig } from '../examples/gateway/default-config.js';
-import { applyStoreFlags, operatorPlugins, storeKind } from '../examples/gateway/operator-plugins.js';
+import { operatorPlugins } from '../examples/gateway/operator-plugins.js';
+import { applyStoreFlags, storeKind } from '../examples/gateway/store-flags.js';
 import { parseCli } from '../examples/gateway/cli.js';
-import { runCommand } from '../examples/gateway/commands.js';
+import { runCommand } from '../examples/gateway/store-commands.js';
 import { post, rpc } from './helpers/json-rpc.js';
 import { startTinyUpstream } from './helpers/tiny-upstream.js';
+import { TSX_NODE_ARGS } from './helpers/tsx-node-args.js';
 
 const main = new URL('../examples/gateway/main.ts', import.meta.url).pathname;
 const dir = await mkdtemp(join(tmpdir(), 'tollgate-cli-'));
@@ -21,7 +23,7 @@ await writeFile(configFile, `networks:\n  - name: eth\n    families: [evm]\n    
 const env = { ...process.env, TOLLGATE_ADMIN_TOKEN: '', TOLLGATE_REDIS_URL: '', TOLLGATE_DATA_DIR: '' };
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(process.execPath, [...TSX_NODE_ARGS, main, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c));
@@ -41,7 +43,7 @@ async function command(args: string[]): Promise<{ code: number; stdout: string; 
 }
 
 async function serve(): Promise<{ child: ChildProcess; url: (key: string) => string; banner: string; stop: () => Promise<number | null> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', main, '--config', configFile, '--data-dir', dir, '--port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(process.execPath, [...TSX_NODE_ARGS, main, 'start', '--config', configFile, '--data-dir', dir, '--port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let banner = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no banner: ${banner}`)), 60_000);
@@ -66,10 +68,10 @@ t.test('npm start keeps keys, balances and usage in SQLite by default', async (t
   const config = resolveConfig(defaultConfig);
   t.equal(storeKind(config), 'sqlite');
   t.same(config.plugins['ledger-sqlite'], { path: '.data/tollgate.db' });
-  t.same(operatorPlugins(config).map((p) => p.name), ['ledger-sqlite', 'admin', 'metrics', 'access-log']);
+  t.same((await operatorPlugins(config)).map((p) => p.name), ['ledger-sqlite', 'admin', 'metrics', 'access-log', 'health']);
   applyStoreFlags(config, parseCli(['--redis', 'redis://10.0.0.7:6379']));
   t.equal(storeKind(config), 'redis', '--redis switches to Redis');
-  t.equal(operatorPlugins(config)[0]!.name, 'ledger-redis');
+  t.equal((await operatorPlugins(config))[0]!.name, 'ledger-redis');
   const moved = resolveConfig(defaultConfig);
   applyStoreFlags(moved, {}, { TOLLGATE_DATA_DIR: '/var/lib/tollgate' });
   t.same(moved.plugins['ledger-sqlite'], { path: '/var/lib/tollgate/tollgate.db' }, 'TOLLGATE_DATA_DIR moves the file');
@@ -117,4 +119,34 @@ t.test('keys and usage commands, against a running gateway, across a restart', a
   t.equal((await command(['keys', 'create'])).code, 2, '--plan is required');
   t.equal((await command(['keys', 'explode'])).code, 2);
   t.throws(() => parseCli(['nonsense']), /unknown command "nonsense"/);
+});
+
+t.test('keys security: shown, checked, stored, and applied by a running gateway', async (t) => {
+  const created = await command(['keys', 'create', '--plan', 'growth', '--id', 'locked', '--json']);
+  t.equal(created.code, 0, created.stderr);
+  const { apiKey } = JSON.parse(created.stdout) as { apiKey: string };
+  t.equal((await command(['keys', 'security', 'locked'])).stdout, '{}\n', 'no settings yet');
+
+  const bad = await command(['keys', 'security', 'locked', '{"origins":["https://x.test/path"],"networks":{"eth":"off"}}']);
+  t.equal(bad.code, 1, 'bad settings are refused');
+  t.match(bad.stderr, /settings\.security\.origins\[0\]: must be an origin/);
+  t.match(bad.stderr, /settings\.security\.networks\.eth: must be true or false/);
+  t.equal((await command(['keys', 'security', 'locked', '{not json'])).code, 2, 'not JSON: a usage error');
+  t.equal((await command(['keys', 'security'])).code, 2, 'the key id is required');
+
+  const set = await command(['keys', 'security', 'locked', '{"methods":["eth_chainId"]}']);
+  t.equal(set.code, 0, set.stderr);
+  t.match(set.stdout, /Key locked's security settings apply from its next call on/);
+  t.same(JSON.parse((await command(['keys', 'security', 'locked', '--json'])).stdout), { id: 'locked', security: { methods: ['eth_chainId'] } });
+
+  const gateway = await serve();
+  t.teardown(() => { gateway.child.kill('SIGKILL'); });
+  t.equal((await post(gateway.url(apiKey), rpc('eth_chainId', []))).status, 200, 'a listed method passes');
+  const refused = await post(gateway.url(apiKey), rpc('eth_blockNumber', []));
+  t.equal(refused.status, 403, 'the bundled gateway enforces the settings set from the CLI');
+  t.match(refused.json, { error: { code: -33100, data: { setting: 'methods' } } });
+  t.equal((await command(['keys', 'security', 'locked', '{}'])).code, 0, '{} removes them');
+  t.equal((await post(gateway.url(apiKey), rpc('eth_blockNumber', []))).status, 200, 'in the running gateway at once');
+  t.equal(await gateway.stop(), 0);
+  t.equal((await command(['keys', 'security', 'nobody', '{}'])).code, 1, 'an unknown key');
 });

@@ -3,7 +3,7 @@ import { Tokens, type CreditLedger } from '../core/index.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { polygonFamily } from '../plugins/polygon/index.js';
-import { devnet } from '../plugins/devnet/index.js';
+import { devnet } from '@tollgate/devnet';
 import { ManualClock, startTestGateway } from './helpers/gateway.js';
 import { post, rpc } from './helpers/json-rpc.js';
 import { closedPort } from './helpers/closed-port.js';

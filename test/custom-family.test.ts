@@ -1,7 +1,7 @@
 import t from 'tap';
 import { Tokens, type MethodDefinition, type NetworkFamily, type TollgatePlugin, type CreditLedger } from '../core/index.js';
 import { httpTransport } from '../plugins/http/index.js';
-import { devnet } from '../plugins/devnet/index.js';
+import { devnet } from '@tollgate/devnet';
 import { startTestGateway } from './helpers/gateway.js';
 import { post, rpc } from './helpers/json-rpc.js';
 

@@ -21,7 +21,8 @@ import {
   startAnvil,
   startBorServer,
   type DevnetInstance,
-} from '../plugins/devnet/index.js';
+} from '@tollgate/devnet';
+import { TSX_NODE_ARGS } from './helpers/tsx-node-args.js';
 
 // --- helpers -------------------------------------------------------------------------------------
 
@@ -152,14 +153,14 @@ t.test('a taken fixed port is reported as address in use', async (t) => {
  * the watchdog can). Returns whether the Anvil died with it.
  */
 async function orphanCheck(how: 'exit' | 'sigkill'): Promise<{ pid: number; gone: boolean }> {
-  const entry = fileURLToPath(new URL('../plugins/devnet/index.ts', import.meta.url));
+  const entry = fileURLToPath(new URL('../packages/devnet/src/index.ts', import.meta.url));
   const code = [
     `const { startAnvil } = await import(${JSON.stringify(entry)});`,
     'const anvil = await startAnvil();',
     'console.log(JSON.stringify({ pid: anvil.pid, watchdog: anvil.watchdogPid }));',
     how === 'exit' ? 'process.kill(anvil.watchdogPid, "SIGKILL"); setTimeout(() => process.exit(0), 200);' : 'setInterval(() => {}, 1000);',
   ].join('\n');
-  const child = spawn(process.execPath, ['--import=tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...TSX_NODE_ARGS, '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let pids: { pid: number; watchdog: number } | undefined;
   try {

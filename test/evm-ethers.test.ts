@@ -53,6 +53,23 @@ t.test('eth_createAccessList and the uncle methods', async (t) => {
   t.equal(await provider.send('eth_getUncleByBlockHashAndIndex', [ping.blockHash, '0x0']), null);
 });
 
+t.test('the block parameter may be left out: the node reads it as latest', async (t) => {
+  const [account] = seed.accounts;
+  const contract = seed.contract.address;
+  const pairs: Array<[string, unknown[]]> = [
+    ['eth_getBalance', [account]],
+    ['eth_getCode', [contract]],
+    ['eth_getStorageAt', [contract, '0x0']],
+    ['eth_getTransactionCount', [account]],
+    ['eth_call', [{ to: contract, data: seed.calls.pings }]],
+  ];
+  for (const [method, params] of pairs) {
+    t.same(await provider.send(method, params), await provider.send(method, [...params, 'latest']), `${method} without a block equals ${method} at latest`);
+  }
+  const list = await provider.send('eth_createAccessList', [{ from: account, to: contract, data: seed.calls.pings }]) as { accessList: unknown[] };
+  t.ok(list.accessList.length > 0, 'eth_createAccessList without a block answers an access list');
+});
+
 t.test('bor_getCurrentValidators', async (t) => {
   const validators = await polygon.send('bor_getCurrentValidators', []) as Array<{ signer: string }>;
   t.ok(validators.length > 0);

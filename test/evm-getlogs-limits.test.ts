@@ -4,7 +4,7 @@ import { createPublicClient, http } from 'viem';
 import { Tokens, type CreditLedger } from '../core/index.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
-import { devnet } from '../plugins/devnet/index.js';
+import { devnet } from '@tollgate/devnet';
 import { startTestGateway } from './helpers/gateway.js';
 import { post, rpc } from './helpers/json-rpc.js';
 

@@ -15,7 +15,7 @@ import {
   type NetworkRuntime,
   type RequestContext,
 } from '../core/index.js';
-import { BLOCK_GAS_LIMIT_STATE_KEY, countLogFilterParams, createEvmFamily, evmFamily, resolveEvmSettings, type EvmFamilyOptions } from '../plugins/evm/index.js';
+import { BLOCK_GAS_LIMIT_STATE_KEY, blockNumberHead, countLogFilterParams, createEvmFamily, evmFamily, isRevert, resolveEvmSettings, type EvmFamilyOptions } from '../plugins/evm/index.js';
 import { polygonFamily } from '../plugins/polygon/index.js';
 
 const ADDRESS = `0x${'a1'.repeat(20)}`;
@@ -232,7 +232,7 @@ t.test('settings: spec defaults, code options, and the config section over both'
   t.equal(merged.getLogsMaxParams, 200, 'the config wins over code');
   const error = t.throws(() => resolveEvmSettings({ gasCapPercent: 0 }, { getLogsTimeoutMs: '10s', getLogsLimit: 1 })) as ConfigError;
   t.ok(error instanceof ConfigError);
-  t.same(error.problems, ['plugins.evm.getLogsLimit: unknown setting', 'plugins.evm.getLogsTimeoutMs: must be a positive integer', 'evmFamily({ gasCapPercent }): must be a positive integer']);
+  t.same(error.problems, ['evmFamily().gasCapPercent: must be >= 1', 'plugins.evm.getLogsLimit: is not a known field', 'plugins.evm.getLogsTimeoutMs: must be integer']);
 });
 
 function registered(plugin: ReturnType<typeof evmFamily>, plugins: Record<string, Record<string, unknown>> = {}): NetworkFamily[] {
@@ -247,7 +247,10 @@ t.test('evmFamily registers the evm family, configured from the config section',
   const [family, ...more] = registered(plugin, { evm: { getLogsMaxResults: 50 } });
   t.equal(more.length, 0);
   t.equal(family!.name, 'evm');
-  t.same(family!.probe, { method: 'eth_blockNumber', params: [] });
+  t.same(family!.probe, { method: 'eth_blockNumber', params: [], head: blockNumberHead });
+  t.equal(family!.probe!.head!('0x1b4'), 436, 'the probe reads the head as a block number');
+  t.equal(family!.probe!.head!('latest'), undefined);
+  t.equal(family!.isCallError, isRevert, 'reverts are the family\'s to tell');
   const getLogs = family!.methods.find((m) => m.name === 'eth_getLogs')!;
   t.equal(getLogs.timeoutMs, 4000);
   t.same(thrown(t, () => getLogs.checkResult!({ jsonrpc: '2.0', id: 1, result: new Array(51).fill(null) }, ctx)), { code: -32005, message: 'query returned more than 50 results' });

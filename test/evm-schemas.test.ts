@@ -160,9 +160,9 @@ const examples: Record<string, Examples> = {
     ],
   },
   eth_call: merge(callExamples('eth_call', [{ [ADDRESS]: { balance: '0x1' } }]), blockIdExamples([{ to: ADDRESS }], 1, 'block'), {
-    valid: [[{ to: ADDRESS }, 'latest', {}, { time: '0x1' }], [{ to: ADDRESS }, 'latest', null, null]],
+    valid: [[{ to: ADDRESS }], [{ to: ADDRESS }, 'latest', {}, { time: '0x1' }], [{ to: ADDRESS }, 'latest', null, null]],
     invalid: [
-      [[{ to: ADDRESS }], 'missing value for required argument 1 (block)'],
+      [[], 'missing value for required argument 0 (call)'],
       [[{ to: ADDRESS }, 'latest', 'override'], 'invalid argument 2 (stateOverride): must be object or null'],
       [[{ to: ADDRESS }, 'latest', {}, []], 'invalid argument 3 (blockOverrides): must be object or null'],
     ],
@@ -177,9 +177,10 @@ const examples: Record<string, Examples> = {
     ],
   },
   eth_createAccessList: merge(callExamples('eth_createAccessList'), blockIdExamples([{ to: ADDRESS }], 1, 'block'), {
-    valid: [[{ from: ADDRESS, to: ADDRESS, data: '0x', gasPrice: '0x1' }, 'latest']],
+    valid: [[{ to: ADDRESS }], [{ from: ADDRESS, to: ADDRESS, data: '0x', gasPrice: '0x1' }, 'latest']],
     invalid: [
-      [[{ to: ADDRESS }], 'missing value for required argument 1 (block)'],
+      [[], 'missing value for required argument 0 (call)'],
+      [[{ to: ADDRESS, maxFeePerGas: '0x2' }], 'invalid argument 0 (call): "maxFeePerGas" requires "maxPriorityFeePerGas"'],
       [[{ to: ADDRESS, maxFeePerGas: '0x2' }, 'latest'], 'invalid argument 0 (call): "maxFeePerGas" requires "maxPriorityFeePerGas"'],
       [[{ to: ADDRESS, maxPriorityFeePerGas: '0x1' }, 'latest'], 'invalid argument 0 (call): "maxPriorityFeePerGas" requires "maxFeePerGas"'],
     ],
@@ -207,26 +208,27 @@ const examples: Record<string, Examples> = {
     invalid: [[[{ to: ADDRESS }, 'head'], `invalid argument 1 (block): ${M.blockId}`]],
   }),
   eth_getBalance: merge(blockIdExamples([ADDRESS], 1, 'block'), {
-    valid: [],
+    valid: [[ADDRESS]],
     invalid: [
-      [[ADDRESS], 'missing value for required argument 1 (block)'],
+      [[], 'missing value for required argument 0 (address)'],
+      [[ADDRESS, 'latest', 'extra'], 'too many arguments, want at most 2'],
       [['0x12', 'latest'], `invalid argument 0 (address): ${M.address}`],
     ],
   }),
   eth_getCode: merge(blockIdExamples([ADDRESS], 1, 'block'), {
-    valid: [],
-    invalid: [[[ADDRESS], 'missing value for required argument 1 (block)']],
+    valid: [[ADDRESS]],
+    invalid: [[[], 'missing value for required argument 0 (address)']],
   }),
   eth_getStorageAt: merge(blockIdExamples([ADDRESS, '0x0'], 2, 'block'), {
-    valid: [[ADDRESS, HASH, 'latest'], [ADDRESS, '0', 'latest'], [ADDRESS, '0x00', 'latest']],
+    valid: [[ADDRESS, '0x0'], [ADDRESS, HASH, 'latest'], [ADDRESS, '0', 'latest'], [ADDRESS, '0x00', 'latest']],
     invalid: [
-      [[ADDRESS, '0x0'], 'missing value for required argument 2 (block)'],
+      [[ADDRESS], 'missing value for required argument 1 (slot)'],
       [[ADDRESS, `${HASH}00`, 'latest'], 'invalid argument 1 (slot): must be a storage slot (hex, at most 32 bytes)'],
       [[ADDRESS, 0, 'latest'], 'invalid argument 1 (slot): must be string'],
     ],
   }),
   eth_getTransactionCount: merge(blockIdExamples([ADDRESS], 1, 'block'), {
-    valid: [],
+    valid: [[ADDRESS]],
     invalid: [[[`${ADDRESS.slice(0, 41)}`, 'pending'], `invalid argument 0 (address): ${M.address}`]],
   }),
   eth_getBlockByHash: {
@@ -266,6 +268,27 @@ const examples: Record<string, Examples> = {
     valid: [],
     invalid: [[[], 'missing value for required argument 0 (block)']],
   }),
+  eth_subscribe: {
+    valid: [['newHeads'], ['logs'], ['logs', {}], ['logs', { address: ADDRESS, topics: [TOPIC, null, [TOPIC, TOPIC]] }], ['logs', { address: [ADDRESS], topics: null }], ['newPendingTransactions'], ['newPendingTransactions', false]],
+    invalid: [
+      [[], 'missing value for required argument 0 (kind)'],
+      [['syncing'], 'invalid argument 0 (kind): must be one of "newHeads", "logs", "newPendingTransactions"'],
+      [['newHeads', {}], 'too many arguments, want at most 1'],
+      [['logs', { fromBlock: '0x1' }], 'invalid argument 1 (filter): unknown field "fromBlock"'],
+      [['logs', { blockHash: HASH }], 'invalid argument 1 (filter): unknown field "blockHash"'],
+      [['logs', { address: '0x12' }], `invalid argument 1 (filter): address ${M.address}`],
+      [['newPendingTransactions', true], 'invalid argument 1 (filter): must be false (only transaction hashes are offered)'],
+      [['logs', {}, 1], 'too many arguments, want at most 2'],
+    ],
+  },
+  eth_unsubscribe: {
+    valid: [['0x1'], ['0x9cef478923ff08bf67fde6c64013158d']],
+    invalid: [
+      [[], 'missing value for required argument 0 (subscription)'],
+      [[1], 'invalid argument 0 (subscription): must be string'],
+      [['0x1', '0x2'], 'too many arguments, want at most 1'],
+    ],
+  },
   eth_sendRawTransaction: {
     valid: [['0x02f86c0180843b9aca00'], ['0x']],
     invalid: [

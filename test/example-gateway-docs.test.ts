@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { loadConfigFile } from '../core/index.js';
 import { renderConfigReference } from '../docs/tools/render-config-reference.js';
-import { CLI_FLAGS, HELP } from '../examples/gateway/cli.js';
+import { CLI_FLAGS } from '../examples/gateway/cli.js';
+import { HELP } from '../examples/gateway/help.js';
 import { bundledPlugins } from '../examples/gateway/bundled-plugins.js';
 import { defaultConfig } from '../examples/gateway/default-config.js';
 
@@ -52,9 +53,11 @@ t.test('gateway.example.yaml is a valid configuration that sets every field', as
 
 t.test('every plugin of the bundled gateway has its settings section in the README', async (t) => {
   const names = new Set<string>();
-  for (const plugin of bundledPlugins(defaultConfig)) names.add(plugin.name);
-  for (const plugin of bundledPlugins({ ...defaultConfig, plugins: { 'ledger-redis': { url: 'redis://127.0.0.1:6379' } } })) names.add(plugin.name);
+  for (const plugin of await bundledPlugins(defaultConfig)) names.add(plugin.name);
+  for (const plugin of await bundledPlugins({ ...defaultConfig, plugins: { 'ledger-redis': { url: 'redis://127.0.0.1:6379' } } })) names.add(plugin.name);
+  for (const plugin of await bundledPlugins({ ...defaultConfig, plugins: { cache: {}, 'cache-redis': { url: 'redis://127.0.0.1:6379' } } })) names.add(plugin.name);
   t.ok(names.has('ledger-sqlite') && names.has('ledger-redis') && names.has('admin'), 'both stores and the operator plugins are counted');
+  t.ok(names.has('cache') && names.has('cache-redis'), 'the cache and its Redis store are counted');
   for (const name of names) t.match(readme, `| \`plugins.${name}\` |`, `plugins.${name}`);
 });
 

@@ -4,8 +4,10 @@ import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { post, rpc } from './helpers/json-rpc.js';
 import { alive, childPids } from './helpers/processes.js';
+import { TSX_NODE_ARGS } from './helpers/tsx-node-args.js';
 
 // The bundled gateway as `npm start` runs it: a real process, its banner, its calls, its shutdown.
 const main = new URL('../examples/gateway/main.ts', import.meta.url).pathname;
@@ -15,7 +17,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-example-data-'));
 t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
 
 function run(args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', main, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TOLLGATE_DATA_DIR: dataDir } });
+  return spawn(process.execPath, [...TSX_NODE_ARGS, main, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TOLLGATE_DATA_DIR: dataDir } });
 }
 
 function output(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -32,6 +34,35 @@ t.test('--help lists every flag', async (t) => {
   for (const flag of ['--config', '--port', '--host', '--log-level', '--help']) t.match(result.stdout, flag);
 });
 
+t.test('config check prints a valid file resolved and refuses a bad one, naming the field', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'tollgate-config-check-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const good = join(dir, 'good.yaml');
+  await writeFile(good, 'keys:\n  - { key: check-key-000001, plan: growth }\nnetworks:\n  - name: eth\n    families: [evm]\n    upstreams:\n      - url: http://127.0.0.1:8545\n');
+  const ok = await output(run(['config', 'check', good]));
+  t.equal(ok.code, 0, ok.stderr);
+  t.match(ok.stdout, /valid\. Resolved, with secrets masked/);
+  t.match(ok.stdout, /url: http:\/\/127\.0\.0\.1:8545/);
+  t.notMatch(ok.stdout, 'check-key-000001', 'the API key is masked');
+  const bad = join(dir, 'bad.yaml');
+  await writeFile(bad, 'networks:\n  - name: eth\n    families: [evm]\n    upstreams:\n      - url: localhost:8545\n');
+  const refused = await output(run(['config', 'check', bad]));
+  t.equal(refused.code, 1);
+  t.match(refused.stderr, /networks\[0\]\.upstreams\[0\]\.url: must match pattern "\^https\?:\/\/"/, 'names the field and what it must be');
+  t.equal((await output(run(['config', 'check']))).code, 2, 'a missing file is bad usage');
+});
+
+t.test('a port in use is one line, before any embedded node starts', async (t) => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+  const port = (holder.address() as AddressInfo).port;
+  const busy = await output(run(['demo', '--port', String(port)]));
+  t.equal(busy.code, 1);
+  t.equal(busy.stderr, `tollgate: 127.0.0.1:${port} is already in use: stop what holds it, or choose another port with --port <n>\n`);
+  t.equal(busy.stdout, '', 'no banner, nothing started');
+});
+
 t.test('a bad flag or config is refused with a message naming the problem', async (t) => {
   const flag = await output(run(['--nope']));
   t.equal(flag.code, 2);
@@ -40,13 +71,13 @@ t.test('a bad flag or config is refused with a message naming the problem', asyn
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const file = join(dir, 'bad.yaml');
   await writeFile(file, 'networks:\n  - name: eth\n    families: [evm]\n    upstreams:\n      - url: localhost:8545\n');
-  const bad = await output(run(['--config', file]));
+  const bad = await output(run(['start', '--config', file]));
   t.equal(bad.code, 1);
   t.match(bad.stderr, /networks\[0\]\.upstreams\[0\]\.url: must match pattern/);
 });
 
 t.test('npm start serves all ten methods on the embedded chain and stops cleanly', async (t) => {
-  const child = run(['--port', '0', '--log-level', 'warn']);
+  const child = run(['demo', '--port', '0', '--log-level', 'warn']);
   const done = output(child);
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
   const banner = await new Promise<string>((resolve, reject) => {

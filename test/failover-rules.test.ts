@@ -1,5 +1,6 @@
 import t from 'tap';
 import { CircuitBreaker, isCapacityError, Tokens, type FailoverSelector } from '../core/index.js';
+import { isRevert } from '../plugins/evm/index.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { startTestGateway } from './helpers/gateway.js';
@@ -27,8 +28,10 @@ t.test('provider capacity errors are told apart from answers about the call', as
     { code: -32602, message: 'Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range' },
     { code: -32001, message: 'Resource not found' },
   ];
-  for (const e of capacity) t.ok(isCapacityError(e), `capacity: ${e.code} ${e.message}`);
-  for (const e of answers) t.notOk(isCapacityError(e), `answer: ${e.code} ${e.message}`);
+  // Reverts are told apart by the EVM family's hook: the core knows no network's errors.
+  for (const e of capacity) t.ok(isCapacityError(e, isRevert), `capacity: ${e.code} ${e.message}`);
+  for (const e of answers) t.notOk(isCapacityError(e, isRevert), `answer: ${e.code} ${e.message}`);
+  t.ok(isCapacityError({ code: 3, message: 'execution reverted: rate limit' }), 'without the hook a revert\'s words are just words');
 });
 
 t.test('a circuit breaker opens after the threshold, lets one trial through after the cooldown, and closes on success', async (t) => {

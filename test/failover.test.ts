@@ -2,7 +2,7 @@ import t from 'tap';
 import { Tokens, type CreditLedger, type FailoverSelector } from '../core/index.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
-import { startAnvil, type AnvilInstance } from '../plugins/devnet/index.js';
+import { startAnvil, type AnvilInstance } from '@tollgate/devnet';
 import { startTestGateway } from './helpers/gateway.js';
 import { post, rpc, type RawAnswer } from './helpers/json-rpc.js';
 import { until, upstreamView } from './helpers/failover-upstreams.js';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { request } from 'undici';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
-import { devnet } from '../plugins/devnet/index.js';
+import { devnet } from '@tollgate/devnet';
 import { startTestGateway } from './helpers/gateway.js';
 import { post, rpc } from './helpers/json-rpc.js';
 
@@ -104,6 +104,7 @@ t.test('CORS preflight is answered', async (t) => {
   t.equal(res.statusCode, 204);
   t.equal(res.headers['access-control-allow-origin'], '*');
   t.match(String(res.headers['access-control-allow-methods']), /POST/);
+  t.match(String(res.headers['access-control-allow-headers']), /\bauthorization\b/, 'a page may send a key secret or a JWT');
   await res.body.text();
 });
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create } from 'kubo-rpc-client';
 import { request } from 'undici';
-import { startIpfsNode } from '../plugins/devnet/index.js';
+import { startIpfsNode } from '@tollgate/devnet';
 import { startIpfsGateway } from './helpers/ipfs-gateway.js';
 
 // The devnet's embedded IPFS node (kind `helia`): kubo's wire behaviour, add's flags, and content that

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { startIpfsNode, type IpfsNode } from '../plugins/devnet/index.js';
+import { startIpfsNode, type IpfsNode } from '@tollgate/devnet';
 import { startIpfsGateway, type IpfsTestGateway } from './helpers/ipfs-gateway.js';
 import { startKuboStub, type KuboStub } from './helpers/kubo-stub.js';
 
@@ -15,9 +15,18 @@ const HELLO_MARS = 'QmWkHFpYBZ9mpPRreRbMhhYWXfUhBAue3JkbbpFqwowSRb';
 const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-ipfs-fallback-'));
 t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** A proxy in front of `node` that records each command and answers `object/*` as `lacking` says. */
-async function proxyTo(node: IpfsNode, lacking: 'removed' | '404'): Promise<KuboStub> {
+/**
+ * A proxy in front of `node` that records each command and answers `object/*` as `lacking` says; with
+ * `brokenBlocks`, it answers `block/get` with a proxy's HTTP 502, as a failing upstream would.
+ */
+async function proxyTo(node: IpfsNode, lacking: 'removed' | '404', brokenBlocks = false): Promise<KuboStub> {
   return startKuboStub((req, res) => {
+    if (brokenBlocks && (req.url ?? '').startsWith('/api/v0/block/get')) {
+      req.resume();
+      res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end('bad gateway\n');
+      return;
+    }
     if ((req.url ?? '').startsWith('/api/v0/object/')) {
       req.resume();
       if (lacking === '404') {
@@ -74,18 +83,45 @@ t.test('the reference answers are kubo\'s', async (t) => {
   t.same(dir.Links.map((l) => [l.Name, l.Hash]), [['a.txt', cidOf('site/a.txt')], ['big.bin', cidOf('site/big.bin')]]);
 });
 
+async function nodeWithContent(): Promise<IpfsNode> {
+  const node = await startIpfsNode({ dataDir: mkdtempSync(join(tmpdir(), 'tollgate-ipfs-fallback-node-')) });
+  // Same content: copy the blocks through the node's own add (identical CIDs).
+  const copy = new FormData();
+  copy.append('file', new Blob(['Hello Mars']), '');
+  copy.append('file-1', new Blob(['alpha\n']), encodeURIComponent('site/a.txt'));
+  copy.append('file-2', new Blob([Buffer.alloc(700_000, 7)]), encodeURIComponent('site/big.bin'));
+  await (await fetch(`${node.url}/api/v0/add`, { method: 'POST', body: copy })).text();
+  const rawCopy = new FormData();
+  rawCopy.append('file', new Blob(['raw leaf']), '');
+  await (await fetch(`${node.url}/api/v0/add?cid-version=1`, { method: 'POST', body: rawCopy })).text();
+  return node;
+}
+
+t.test('the raw blocks are fetched through the route: a block/get that fails moves on to the next upstream', async (t) => {
+  const node = await nodeWithContent();
+  const broken = await proxyTo(node, 'removed', true);
+  const working = await proxyTo(node, 'removed');
+  const gw = await startIpfsGateway({ upstreams: [{ name: 'broken', url: broken.url }, { name: 'working', url: working.url }] });
+  t.teardown(async () => {
+    await gw.close();
+    await broken.close();
+    await working.close();
+    await node.stop();
+    rmSync(node.dataDir, { recursive: true, force: true });
+  });
+  for (const query of queries) {
+    const answer = await objectGet(gw, query);
+    t.equal(answer.status, 200, query);
+    t.equal(answer.text, expected.get(query)!.text, `${query}: byte for byte what the node with object/get answers`);
+  }
+  const blockGets = (stub: KuboStub): number => stub.requests.filter((r) => r.startsWith('/api/v0/block/get')).length;
+  t.ok(blockGets(broken) >= 1, 'the failing upstream was asked for a block');
+  t.ok(blockGets(working) >= queries.length, 'and the next upstream served every block');
+});
+
 for (const lacking of ['removed', '404'] as const) {
   t.test(`an upstream that answers object/get with ${lacking === 'removed' ? 'kubo 0.28\'s "removed"' : 'HTTP 404'}: served from the raw block`, async (t) => {
-    const node = await startIpfsNode({ dataDir: mkdtempSync(join(tmpdir(), 'tollgate-ipfs-fallback-node-')) });
-    // Same content: copy the blocks through the node's own add (identical CIDs).
-    const copy = new FormData();
-    copy.append('file', new Blob(['Hello Mars']), '');
-    copy.append('file-1', new Blob(['alpha\n']), encodeURIComponent('site/a.txt'));
-    copy.append('file-2', new Blob([Buffer.alloc(700_000, 7)]), encodeURIComponent('site/big.bin'));
-    await (await fetch(`${node.url}/api/v0/add`, { method: 'POST', body: copy })).text();
-    const rawCopy = new FormData();
-    rawCopy.append('file', new Blob(['raw leaf']), '');
-    await (await fetch(`${node.url}/api/v0/add?cid-version=1`, { method: 'POST', body: rawCopy })).text();
+    const node = await nodeWithContent();
     const proxy = await proxyTo(node, lacking);
     const gw = await startIpfsGateway({ upstreams: [{ url: proxy.url }] });
     t.teardown(async () => {

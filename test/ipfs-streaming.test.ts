@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 import { relay } from '../plugins/ipfs/index.js';
 import { basic, startIpfsGateway } from './helpers/ipfs-gateway.js';
 import { CAT_HEADERS, patternDigest, startKuboStub, writePattern } from './helpers/kubo-stub.js';
+import { TSX_NODE_ARGS } from './helpers/tsx-node-args.js';
 
 // Streaming end to end: an error after the answer began reaches the client in the X-Stream-Error trailer,
 // a client that goes away ends the upstream request, backpressure holds, and a large cat keeps the
@@ -140,7 +141,7 @@ t.test('a large cat streams through a gateway process whose memory stays flat', 
     void writePattern(res, total).then(() => res.end());
   });
   t.teardown(() => stub.close());
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./helpers/ipfs-gateway-child.ts', import.meta.url)), stub.url], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...TSX_NODE_ARGS, fileURLToPath(new URL('./helpers/ipfs-gateway-child.ts', import.meta.url)), stub.url], { stdio: ['pipe', 'pipe', 'inherit'] });
   const killChild = (): void => void child.kill('SIGKILL');
   process.once('exit', killChild);
   t.teardown(async () => {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { Agent, request } from 'undici';
-import { utcDay, type GatewayConfigInput } from '../core/index.js';
+import { ConfigError, utcDay, type GatewayConfigInput } from '../core/index.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { createRedisStore, ledgerRedis, type RedisStore } from '../plugins/ledger-redis/index.js';
@@ -9,6 +9,7 @@ import { post, rpc } from './helpers/json-rpc.js';
 import { startTinyUpstream } from './helpers/tiny-upstream.js';
 import { startGatewayProcess } from './helpers/gateway-process.js';
 import { redisAvailable, startRedisServer } from './helpers/redis-server.js';
+import { until } from './faults/helpers.js';
 
 if (!(await redisAvailable())) {
   t.fail('redis-server is not installed (apt-get install redis-server); the Redis ledger tests need it');
@@ -46,15 +47,6 @@ async function burst(urls: readonly string[], count: number): Promise<Map<number
   return counts;
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 t.test('two gateway processes sharing one Redis spend a balance and a throughput bucket exactly', async (t) => {
   const clockMs = Date.UTC(2026, 10, 22, 12);
@@ -211,11 +203,11 @@ t.test('a key bucket and its debit go in one script; a combined debit nobody cla
     return original(command as never);
   }) as typeof client.sendCommand;
 
-  t.same(await store.ledger.debit('k', 80, 200, day), { ok: true, receipt: { keyId: 'k', day: '2026-11-22', credits: 80 }, remaining: 120 }, 'a first debit teaches the ledger the limit');
+  t.match(await store.ledger.debit('k', 80, 200, day), { ok: true, receipt: { id: String, keyId: 'k', day: '2026-11-22', credits: 80 }, remaining: 120 }, 'a first debit teaches the ledger the limit');
   sent.length = 0;
   t.same(await store.limiter.take('k', 80, 1000, 1000, now), { ok: true });
-  t.same(await store.ledger.debit('k', 80, 200, day), { ok: true, receipt: { keyId: 'k', day: '2026-11-22', credits: 80 }, remaining: 40 }, 'the debit comes from the combined script');
-  t.same(sent, ['evalsha/2'], 'one command for the bucket and the debit');
+  t.match(await store.ledger.debit('k', 80, 200, day), { ok: true, receipt: { id: String, keyId: 'k', day: '2026-11-22', credits: 80 }, remaining: 40 }, 'the debit comes from the combined script');
+  t.same(sent, ['evalsha/3'], 'one command for the bucket, the debit and its id');
 
   t.same(await store.limiter.take('k', 80, 1000, 1000, now), { ok: true });
   t.same(await store.ledger.debit('k', 80, 200, day), { ok: false, remaining: 40, resetsAt: new Date('2026-11-23T00:00:00.000Z') }, 'a refused combined debit is refused');
@@ -241,6 +233,7 @@ t.test('a gateway whose Redis cannot be reached does not start, and says where w
   const bad = await startTestGateway(
     { networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: upstream.url }] }], plugins: { 'ledger-redis': { url: redis.url, whenUnavailable: 'pray' } } },
     [ledgerRedis(), httpTransport(), evmFamily()],
-  ).then(() => undefined, (e: unknown) => e as Error);
-  t.equal(bad?.message, 'plugins.ledger-redis.whenUnavailable: must be one of refuse, allowance');
+  ).then(() => undefined, (e: unknown) => e as ConfigError);
+  t.type(bad, ConfigError);
+  t.same(bad?.problems, ['plugins.ledger-redis.whenUnavailable: must be one of refuse, allowance']);
 });

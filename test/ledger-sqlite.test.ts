@@ -32,6 +32,8 @@ t.test('debits are exact, refunds idempotent, and every balance survives reopeni
     await store.ledger.refund(taken.receipt);
   }
   t.equal(store.ledger.balance('k', 300, now).used, 160, 'a refund gives back once, however often it is asked for');
+  if (taken.ok) await store.ledger.refund({ ...taken.receipt });
+  t.equal(store.ledger.balance('k', 300, now).used, 160, 'even from another copy of the receipt (the debit id decides), after a restart too');
   t.equal((await store.ledger.debit('k', 500, 300, now)).ok, false, 'a debit larger than the whole balance never fits');
   store.usage.record({ keyId: 'k', network: 'eth', method: 'eth_call', at: now.getTime(), calls: 1, credits: 80, bytes: 5, failed: false });
   store.close();

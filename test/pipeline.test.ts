@@ -34,7 +34,7 @@ const stages: StageDefinition[] = [
     before: 'dispatch',
     create: () => step(async (ctx) => {
       order.push('audit');
-      ctx.state.set(SEEN, [...(ctx.state.get(SEEN) ?? []), 'audit']);
+      ctx.state.replace(SEEN, [...(ctx.state.get(SEEN) ?? []), 'audit']);
     }),
   },
   {

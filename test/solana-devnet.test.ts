@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startLiteSvmInstance, rustF64 } from '../plugins/devnet/index.js';
+import { startLiteSvmInstance, rustF64 } from '@tollgate/devnet';
 import { post, rpc } from './helpers/json-rpc.js';
 
 // The embedded LiteSVM node on its own: the JSON-RPC envelope rules, and a clean stop.

@@ -1,9 +1,9 @@
 import t from 'tap';
-import { Tokens, type CreditLedger } from '../core/index.js';
+import { Tokens, type CreditLedger, type KeyStore, type TollgatePlugin } from '../core/index.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { wsTransport } from '../plugins/ws/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
-import { devnet } from '../plugins/devnet/index.js';
+import { devnet } from '@tollgate/devnet';
 import { startTestGateway } from './helpers/gateway.js';
 import { openWs, refusedWs } from './helpers/ws-client.js';
 import { post, rpc } from './helpers/json-rpc.js';
@@ -12,7 +12,16 @@ const KEY = 'ws-test-key-00000001';
 const HTTP_KEY = 'ws-test-http-key-001';
 const WS_KEY = 'ws-test-ws-key-00001';
 const POOR = 'ws-test-poor-key-001';
+const RETIRED = 'ws-test-retired-plan';
 const dev = devnet();
+/** Keys as configured, plus one whose plan the gateway no longer serves (as a key store may still hold). */
+const retiredPlanKey: TollgatePlugin = {
+  name: 'retired-plan-key',
+  register(container) {
+    const configured = container.resolve<KeyStore>(Tokens.KeyStore);
+    container.register(Tokens.KeyStore, { useValue: { find: (key: string) => (key === RETIRED ? { id: 'retired', plan: 'retired' } : configured.find(key)) } satisfies KeyStore });
+  },
+};
 const gw = await startTestGateway(
   {
     server: { maxBodyBytes: 64 * 1024 },
@@ -28,7 +37,7 @@ const gw = await startTestGateway(
     ],
     networks: [{ name: 'eth', families: ['evm'], upstreams: [{ embedded: 'anvil#ws' }], options: { bulkLogs: 5_000 } }],
   },
-  [httpTransport(), wsTransport({ maxInFlight: 4, maxBufferedBytes: 256 * 1024 }), evmFamily(), dev],
+  [retiredPlanKey, httpTransport(), wsTransport({ maxInFlight: 4, maxBufferedBytes: 256 * 1024 }), evmFamily(), dev],
 );
 t.teardown(() => gw.close());
 const wsUrl = (key: string): string => `${gw.origin.replace('http', 'ws')}/eth/ws/v3/${key}`;
@@ -41,6 +50,14 @@ t.test('a bad or missing key is refused with HTTP 401 before the upgrade', async
   t.equal(JSON.parse(bad.body).error.code, -33001);
   t.equal((await refusedWs(`${gw.origin.replace('http', 'ws')}/eth/ws/v3/`)).status, 401);
   t.equal((await refusedWs(`${gw.origin.replace('http', 'ws')}/nowhere/ws/v3/${KEY}`)).status, 404);
+});
+
+t.test('a key on a plan the gateway does not serve is refused at the upgrade, as over HTTP', async (t) => {
+  const overHttp = await post(`${gw.origin}/eth/v3/${RETIRED}`, rpc('eth_chainId', [], 1));
+  t.equal(overHttp.status, 401);
+  const refused = await refusedWs(wsUrl(RETIRED));
+  t.equal(refused.status, 401, 'no WebSocket for a key the pipeline would refuse');
+  t.equal(JSON.parse(refused.body).error.code, -33001);
 });
 
 t.test('concurrent calls on one connection are all answered, matched by id', async (t) => {

@@ -146,7 +146,10 @@ export function exitOf(child: ChildProcess): Promise<void> {
  * print `READY {...}`. Its stderr is passed through; its other stdout lines are prefixed with its name.
  */
 export function spawnServer(name: string, script: string, options: SpawnOptions = {}): Promise<ServerHandle> {
-  const child = spawnChild(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', script, ...(options.args ?? [])], {
+  // Servers import tollgate by package name: its build in dist/ (as users run it; `npm run bench` builds
+  // first), or its sources with TOLLGATE_BENCH_SOURCES=1, to compare the two.
+  const sources = process.env.TOLLGATE_BENCH_SOURCES === '1' ? ['--conditions=tollgate-source'] : [];
+  const child = spawnChild(process.execPath, [...(options.nodeArgs ?? []), ...sources, '--import', 'tsx', script, ...(options.args ?? [])], {
     env: options.env,
     deathSignal: 'SIGTERM',
   });

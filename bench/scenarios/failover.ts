@@ -5,7 +5,7 @@
  * after B's death the partner served, and p99 latency in the second after each kill against before.
  */
 import { Pool } from 'undici';
-import { startAnvil, type AnvilInstance } from '../../plugins/devnet/index.js';
+import { startAnvil, type AnvilInstance } from '@tollgate/devnet';
 import { cpuDelta, ownCpuTime, totalCpuTime, type CpuTime } from '../lib/cpu.js';
 import { startServer, type BenchOptions, type RoundResult, type TargetReport } from '../lib/harness.js';
 import type { LoadResult } from '../lib/load.js';

@@ -4,7 +4,7 @@
  * the Tollgate gateway with its whole pipeline (auth, validation, metering, routing, dispatch).
  */
 import { BENCH_KEY, BENCH_NETWORK, UPSTREAM_CONNECTIONS } from '../config.js';
-import { startAnvil } from '../../plugins/devnet/index.js';
+import { startAnvil } from '@tollgate/devnet';
 import { runTargets, startServer, type BenchOptions, type TargetDefinition } from '../lib/harness.js';
 import { checkBenchMethod, jsonRpcRequest } from '../lib/json-rpc-request.js';
 import type { Scenario } from '../lib/scenario.js';

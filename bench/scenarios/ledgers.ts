@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { BENCH_KEY, BENCH_NETWORK } from '../config.js';
-import { freePort, startAnvil } from '../../plugins/devnet/index.js';
+import { freePort, startAnvil } from '@tollgate/devnet';
 import { runTargets, startServer, type BenchOptions, type TargetDefinition } from '../lib/harness.js';
 import { exitOf, spawnChild } from '../lib/processes.js';
 import { checkBenchMethod, jsonRpcRequest } from '../lib/json-rpc-request.js';

@@ -5,7 +5,7 @@
  * `result`) before it counts. Reports messages per second, latency, and the gateway/direct ratio.
  */
 import { WebSocket } from 'ws';
-import { startAnvil } from '../../plugins/devnet/index.js';
+import { startAnvil } from '@tollgate/devnet';
 import { cpuDelta, ownCpuTime, totalCpuTime } from '../lib/cpu.js';
 import { compare, startServer, summarize, type BenchOptions, type RoundResult, type TargetReport } from '../lib/harness.js';
 import type { ServerHandle } from '../lib/processes.js';

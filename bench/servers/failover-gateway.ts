@@ -7,9 +7,9 @@
 import 'reflect-metadata';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createGateway, Tokens } from '../../core/index.js';
-import { httpTransport } from '../../plugins/http/index.js';
-import { evmFamily } from '../../plugins/evm/index.js';
+import { createGateway, Tokens } from 'tollgate';
+import { httpTransport } from 'tollgate/plugins/http';
+import { evmFamily } from 'tollgate/plugins/evm';
 import { requireArg, serve, serverArgs } from './serve.js';
 
 const STATUS_PATH = '/__bench/status';

@@ -4,8 +4,8 @@
  * IPFS node. Args: `--upstream <url> --key <api key> --secret <secret>`; the network is `ipfs`.
  */
 import 'reflect-metadata';
-import { createGateway } from '../../core/index.js';
-import { ipfs } from '../../plugins/ipfs/index.js';
+import { createGateway } from 'tollgate';
+import { ipfs } from 'tollgate/plugins/ipfs';
 import { requireArg, serve, serverArgs } from './serve.js';
 
 const args = serverArgs();

@@ -2,7 +2,7 @@
  * Child process of the `ipfs-cat` scenario: the devnet's embedded IPFS node (`@helia/unixfs` over
  * `blockstore-fs`, kubo's RPC). Args: `--data-dir <dir>`.
  */
-import { startIpfsNode } from '../../plugins/devnet/index.js';
+import { startIpfsNode } from '@tollgate/devnet';
 import { requireArg, serve, serverArgs } from './serve.js';
 
 const args = serverArgs();

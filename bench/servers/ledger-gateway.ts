@@ -4,11 +4,11 @@
  * `memory` (the core's defaults), `sqlite` (`--sqlite <file>`) or `redis` (`--redis <url>`).
  */
 import 'reflect-metadata';
-import { createGateway, type TollgatePlugin } from '../../core/index.js';
-import { httpTransport } from '../../plugins/http/index.js';
-import { evmFamily } from '../../plugins/evm/index.js';
-import { ledgerSqlite } from '../../plugins/ledger-sqlite/index.js';
-import { ledgerRedis } from '../../plugins/ledger-redis/index.js';
+import { createGateway, type TollgatePlugin } from 'tollgate';
+import { httpTransport } from 'tollgate/plugins/http';
+import { evmFamily } from 'tollgate/plugins/evm';
+import { ledgerSqlite } from 'tollgate/plugins/ledger-sqlite';
+import { ledgerRedis } from 'tollgate/plugins/ledger-redis';
 import { benchGatewayConfig } from '../config.js';
 import { requireArg, serve, serverArgs } from './serve.js';
 

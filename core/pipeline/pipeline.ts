@@ -1,8 +1,9 @@
-import { Observable, catchError, defer, from, map, mergeMap, of, pipe, tap } from 'rxjs';
-import type { RequestContext } from '../context.js';
-import { Errors } from '../errors/catalog.js';
-import { toGatewayError } from '../errors/gateway-error.js';
-import { CORE_STAGES, isPromise, stepFunctionOf, type CoreStageName, type Stage, type StageDefinition, type StageDependencies, type StepFunction } from './stage.js';
+import { Observable } from 'rxjs';
+import type { RequestContext } from '../model/context.js';
+import { Errors } from '../leaves/errors/catalog.js';
+import { toGatewayError } from '../leaves/errors/gateway-error.js';
+import { CORE_STAGES, stepFunctionOf, type CoreStageName, type Stage, type StageDefinition, type StageDependencies } from '../model/stage.js';
+import { CallRun, type PipelineEntry, type RunOwner } from './call-run.js';
 import { authenticate } from './stages/authenticate.js';
 import { validate } from './stages/validate.js';
 import { meter } from './stages/meter.js';
@@ -67,100 +68,57 @@ async function compensate(ctx: RequestContext, deps: StageDependencies): Promise
 }
 
 /**
- * Runs `steps` in order on `ctx`: synchronously while they answer synchronously, switching to a promise
- * chain from the first one that returns a promise. Returns undefined when all ran synchronously.
- */
-function runSteps(steps: readonly StepFunction[], ctx: RequestContext, from = 0): Promise<void> | undefined {
-  for (let i = from; i < steps.length; i++) {
-    const result = steps[i]!(ctx);
-    if (isPromise(result)) {
-      const next = i + 1;
-      return next === steps.length ? result : result.then(() => runSteps(steps, ctx, next));
-    }
-  }
-  return undefined;
-}
-
-/** Groups consecutive `step` stages so each group runs as one loop. */
-function fuse(stages: readonly Stage[]): Array<StepFunction[] | Stage> {
-  const segments: Array<StepFunction[] | Stage> = [];
-  for (const stage of stages) {
-    const fn = stepFunctionOf(stage);
-    const last = segments.at(-1);
-    if (fn === undefined) segments.push(stage);
-    else if (Array.isArray(last)) last.push(fn);
-    else segments.push([fn]);
-  }
-  return segments;
-}
-
-/**
  * Assembles the pipeline: the core stages with plugin stages inserted, and a final handler that turns any
  * failure into `ctx.error` after running the call's compensations, then hands the finished context to
  * `finished` (usage and observers). The returned function is lazy: nothing happens until its observable
- * is subscribed, and the observable never errors.
+ * is subscribed, and the observable never errors. Unsubscribing before the answer cancels the call: the
+ * context's signal aborts (and the upstream request with it), and the call fails and is refunded.
  *
- * Consecutive stages built with `step()` (all the core's are) run in one plain loop; a plugin stage that
- * is an arbitrary RxJS operator is composed as an operator between them.
+ * Each network gets the stages that concern its families: a stage that declares `families` is left out
+ * of the other networks' pipelines. Stages built with `step()` (all the core's are) run inline, one after
+ * the other, without an operator per stage; any other operator is applied to each call on its own and
+ * held to the one-context-in, one-context-out contract.
  */
 export function buildPipeline(
   deps: StageDependencies,
   extra: readonly StageDefinition[],
   finished: (ctx: RequestContext) => void = () => {},
 ): (ctx: RequestContext) => Observable<RequestContext> {
-  const byName = new Map<string, Stage>();
-  for (const name of CORE_STAGES) byName.set(name, coreFactories[name](deps));
-  for (const stage of extra) byName.set(stage.name, stage.create(deps));
-  const segments = fuse(orderStages(extra).map((name) => byName.get(name)!));
+  const definitions = new Map<string, StageDefinition>();
+  for (const stage of extra) definitions.set(stage.name, stage);
+  const built: Array<{ entry: PipelineEntry; families: readonly string[] | undefined }> = orderStages(extra).map((name) => {
+    const definition = definitions.get(name);
+    const stage = definition === undefined ? coreFactories[name as CoreStageName](deps) : definition.create(deps);
+    return { entry: stepFunctionOf(stage) ?? { name, stage }, families: definition?.families };
+  });
 
-  const fail = (ctx: RequestContext, error: unknown): Promise<void> | undefined => {
-    ctx.error = toGatewayError(error, Errors.INTERNAL_ERROR);
-    if (ctx.error.entry === Errors.INTERNAL_ERROR) deps.logger.error({ call: ctx.id, err: error }, 'call failed inside the gateway');
-    return ctx.compensations.length === 0 ? undefined : compensate(ctx, deps);
+  const owner: RunOwner = {
+    fail(ctx, error) {
+      ctx.error = toGatewayError(error, Errors.INTERNAL_ERROR);
+      if (ctx.error.entry === Errors.INTERNAL_ERROR || ctx.error.entry === Errors.STAGE_CONTRACT_VIOLATED) {
+        deps.logger.error({ call: ctx.id, err: error }, 'call failed inside the gateway');
+      }
+      return ctx.compensations.length === 0 ? undefined : compensate(ctx, deps);
+    },
+    finished,
   };
 
-  if (segments.length === 1 && Array.isArray(segments[0])) {
-    // Every stage is a step: one observable per call, no operator chain.
-    const steps = segments[0];
-    return (ctx) =>
-      new Observable<RequestContext>((subscriber) => {
-        const done = (): void => {
-          finished(ctx);
-          subscriber.next(ctx);
-          subscriber.complete();
-        };
-        const failed = (error: unknown): void => {
-          const undo = fail(ctx, error);
-          if (undo === undefined) done();
-          else void undo.then(done);
-        };
-        let running: Promise<void> | undefined;
-        try {
-          running = runSteps(steps, ctx);
-        } catch (error) {
-          failed(error);
-          return;
-        }
-        if (running === undefined) done();
-        else running.then(done, failed);
-      });
-  }
+  // One entry list per network, made on its first call.
+  const perNetwork = new Map<RequestContext['network'], readonly PipelineEntry[]>();
+  const entriesFor = (network: RequestContext['network']): readonly PipelineEntry[] => {
+    let entries = perNetwork.get(network);
+    if (entries === undefined) {
+      const families = new Set(network.families.map((f) => f.name));
+      entries = built.filter((b) => b.families === undefined || b.families.some((f) => families.has(f))).map((b) => b.entry);
+      perNetwork.set(network, entries);
+    }
+    return entries;
+  };
 
-  const operators = segments.map((segment): Stage =>
-    Array.isArray(segment)
-      ? mergeMap((ctx: RequestContext) => {
-          const running = runSteps(segment, ctx);
-          return running === undefined ? of(ctx) : from(running.then(() => ctx));
-        })
-      : segment,
-  );
-  const run = (pipe as (...ops: Stage[]) => Stage)(...operators);
   return (ctx) =>
-    defer(() => run(of(ctx))).pipe(
-      catchError((error: unknown) => {
-        const undo = fail(ctx, error);
-        return undo === undefined ? of(ctx) : from(undo).pipe(map(() => ctx));
-      }),
-      tap(finished),
-    );
+    new Observable<RequestContext>((subscriber) => {
+      const run = new CallRun(ctx, entriesFor(ctx.network), owner, subscriber);
+      run.run(0);
+      return () => run.cancel();
+    });
 }

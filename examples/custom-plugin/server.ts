@@ -1,7 +1,7 @@
 /**
- * A demo gateway with both plugins of this package: an EVM devnet (an embedded Anvil chain, seeded
- * with a contract) served over HTTP and WebSocket with the `evm` and `geth-extras` families, an open
- * demo key, and a second key restricted by allowlists.
+ * A demo gateway with this package's plugin: an EVM devnet (an embedded Anvil chain, seeded with a
+ * contract) served over HTTP and WebSocket with the `evm` and `geth-extras` families, an open demo key,
+ * and a second key restricted by allowlists of the bundled security plugin.
  *
  * `npm start` (PORT, default 3000; 0 picks a free port). Set TOLLGATE_ADMIN_TOKEN (16+ characters) to
  * turn on the admin API, which shows each key's credit balance.
@@ -13,9 +13,10 @@ import { createGateway, type GatewayConfigInput } from 'tollgate';
 import { httpTransport } from 'tollgate/plugins/http';
 import { wsTransport } from 'tollgate/plugins/ws';
 import { evmFamily } from 'tollgate/plugins/evm';
-import { devnet } from 'tollgate/plugins/devnet';
+import { devnet } from '@tollgate/devnet';
 import { admin } from 'tollgate/plugins/admin';
-import { allowlist, gethExtrasFamily, type AllowlistSettings } from './index.js';
+import { security, type SecuritySettings } from 'tollgate/plugins/security';
+import { gethExtrasFamily } from './index.js';
 
 /** The open demo key: no allowlist entry, so every method of the network is allowed. */
 const OPEN_KEY = 'tollgate-demo-key-0001';
@@ -26,8 +27,8 @@ const SEED_CONTRACT_ADDRESS = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 /** The devnet's second dev account. */
 const SECOND_ACCOUNT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
-/** The allowlists of the `dapp` key, as a config file's `plugins.allowlist` section would hold them. */
-const DEMO_ALLOWLISTS: AllowlistSettings = {
+/** The allowlists of the `dapp` key, as a config file's `plugins.security` section would hold them. */
+const DEMO_ALLOWLISTS: SecuritySettings = {
   keys: {
     dapp: {
       methods: [
@@ -59,12 +60,12 @@ const config: GatewayConfigInput = {
     { key: DAPP_KEY, id: 'dapp', plan: 'growth' },
   ],
   networks: [{ name: 'eth-devnet', families: ['evm', 'geth-extras'], upstreams: [{ embedded: 'anvil' }] }],
-  plugins: { allowlist: { ...DEMO_ALLOWLISTS } },
+  plugins: { security: { ...DEMO_ALLOWLISTS } },
 };
 
 const gateway = await createGateway({
   config,
-  plugins: [admin(), httpTransport(), wsTransport(), evmFamily(), gethExtrasFamily(), allowlist(), devnet()],
+  plugins: [admin(), httpTransport(), wsTransport(), evmFamily(), gethExtrasFamily(), security(), devnet()],
 });
 const server = await gateway.listen();
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -10,7 +10,7 @@ import { createGateway, type Gateway } from 'tollgate';
 import { httpTransport } from 'tollgate/plugins/http';
 import { wsTransport } from 'tollgate/plugins/ws';
 import { evmFamily } from 'tollgate/plugins/evm';
-import { devnet } from 'tollgate/plugins/devnet';
+import { devnet } from '@tollgate/devnet';
 
 const PORT = Number(process.env.PORT ?? 3000);
 const HOST = process.env.HOST ?? '127.0.0.1';

@@ -1,19 +1,80 @@
-import type { GatewayConfig, GatewayConfigInput, TollgatePlugin } from 'tollgate';
-import { httpTransport } from 'tollgate/plugins/http';
-import { wsTransport } from 'tollgate/plugins/ws';
-import { evmFamily } from 'tollgate/plugins/evm';
-import { polygonFamily } from 'tollgate/plugins/polygon';
-import { solanaFamily } from 'tollgate/plugins/solana';
-import { ipfs } from 'tollgate/plugins/ipfs';
-import { devnet } from 'tollgate/plugins/devnet';
-import { operatorPlugins } from './operator-plugins.js';
+import { MissingPeerError, type GatewayConfig, type GatewayConfigInput, type TollgatePlugin } from 'tollgate';
+
+/** The package of the embedded, offline upstreams the demo runs on. */
+export const DEVNET_PACKAGE = '@tollgate/devnet';
+
+/** What the bundled gateway uses of the devnet package (imported by name at run time: tollgate does not depend on it). */
+interface DevnetModule {
+  devnet(): TollgatePlugin;
+}
+
+/** Packages the bundled gateway needs that are not installed, named in one line with the command that adds them. */
+export class MissingPackagesError extends Error {
+  /** The npm packages to install. */
+  readonly packages: readonly string[];
+  constructor(packages: readonly string[], why: string) {
+    super(`tollgate: ${why} needs packages that are not installed: npm install ${packages.join(' ')}`);
+    this.name = 'MissingPackagesError';
+    this.packages = packages;
+  }
+}
+
+/** Whether a network of the config runs on an embedded upstream (`embedded: anvil`), which the devnet package provides. */
+export function usesEmbeddedUpstreams(config: GatewayConfigInput | GatewayConfig): boolean {
+  return config.networks.some((network) => (network.upstreams ?? []).some((upstream) => upstream.embedded !== undefined));
+}
+
+function isDevnetMissing(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes(`'${DEVNET_PACKAGE}'`);
+}
 
 /**
  * Every plugin the bundled gateway loads; the config decides which networks use which family. Given the
  * config, the operator's plugins come first (operator-plugins.ts): the store it selects (SQLite by
- * default, Redis with `plugins.ledger-redis`), the admin API, metrics and access logs. Without a config,
- * keys, balances and usage stay in memory.
+ * default, Redis with `plugins.ledger-redis`), the admin API, metrics and access logs. Keys' security
+ * settings (allowlists, secret, network toggles, JWT) apply in every case; traces only with
+ * `plugins.otel` set (and `enabled`). Without a config, keys, balances and usage stay in memory. The devnet plugin is added when a network uses an embedded
+ * upstream (always without a config).
+ *
+ * Plugins are imported here, not at the top of the module, so that commands which serve nothing load
+ * none of their drivers; every missing driver is reported at once as a {@link MissingPackagesError}.
  */
-export function bundledPlugins(config?: GatewayConfigInput | GatewayConfig): TollgatePlugin[] {
-  return [...(config === undefined ? [] : operatorPlugins(config)), httpTransport(), wsTransport(), evmFamily(), polygonFamily(), solanaFamily(), ipfs(), devnet()];
+export async function bundledPlugins(config?: GatewayConfigInput | GatewayConfig): Promise<TollgatePlugin[]> {
+  const embedded = config === undefined || usesEmbeddedUpstreams(config);
+  const [operator, http, ws, evm, polygon, solana, ipfs, security, otel, devnet] = await Promise.allSettled([
+    config === undefined ? Promise.resolve(undefined) : import('./operator-plugins.js').then((m) => m.operatorPlugins(config)),
+    import('tollgate/plugins/http'),
+    import('tollgate/plugins/ws'),
+    import('tollgate/plugins/evm'),
+    import('tollgate/plugins/polygon'),
+    import('tollgate/plugins/solana'),
+    import('tollgate/plugins/ipfs'),
+    import('tollgate/plugins/security'),
+    // Traces are off unless configured: the OpenTelemetry packages are needed only then.
+    config?.plugins?.otel === undefined ? Promise.resolve(undefined) : import('tollgate/plugins/otel'),
+    embedded ? (import(DEVNET_PACKAGE) as Promise<DevnetModule>) : Promise.resolve(undefined),
+  ]);
+  const missing: string[] = [];
+  for (const outcome of [operator, http, ws, evm, polygon, solana, ipfs, security, otel, devnet]) {
+    if (outcome.status === 'fulfilled') continue;
+    if (outcome.reason instanceof MissingPeerError) missing.push(outcome.reason.packageName);
+    else if (outcome.reason instanceof AggregateError && outcome.reason.errors.every((e) => e instanceof MissingPeerError)) missing.push(...outcome.reason.errors.map((e: MissingPeerError) => e.packageName));
+    else if (isDevnetMissing(outcome.reason)) missing.push(DEVNET_PACKAGE);
+    else throw outcome.reason;
+  }
+  if (missing.length > 0) throw new MissingPackagesError([...new Set(missing)], embedded ? 'the gateway with embedded networks' : 'the gateway');
+  const loaded = <T>(outcome: PromiseSettledResult<T>): T => (outcome as PromiseFulfilledResult<T>).value;
+  const devnetModule = loaded(devnet);
+  return [
+    ...(loaded(operator) ?? []),
+    loaded(http).httpTransport(),
+    loaded(ws).wsTransport(),
+    loaded(evm).evmFamily(),
+    loaded(polygon).polygonFamily(),
+    loaded(solana).solanaFamily(),
+    loaded(ipfs).ipfs(),
+    loaded(security).security(),
+    ...(loaded(otel) === undefined ? [] : [loaded(otel)!.otel()]),
+    ...(devnetModule === undefined ? [] : [devnetModule.devnet()]),
+  ];
 }

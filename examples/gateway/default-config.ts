@@ -29,6 +29,8 @@ export const defaultConfig: GatewayConfigInput = {
   ],
   networks: [
     { name: 'eth-devnet', families: ['evm'], upstreams: [{ name: 'anvil', embedded: 'anvil' }] },
+    // A chain that mines a block every 2 s whether or not anything is sent, for subscriptions (eth_subscribe) to watch.
+    { name: 'eth-live', families: ['evm'], upstreams: [{ name: 'anvil-live', embedded: 'anvil#live' }], options: { blockTime: 2, seed: false } },
     {
       name: 'eth-failover',
       families: ['evm'],

@@ -1,61 +1,56 @@
-import { join } from 'node:path';
 import type { GatewayConfig, GatewayConfigInput, TollgatePlugin } from 'tollgate';
-import { ledgerSqlite, LEDGER_SQLITE_PLUGIN, DEFAULT_SQLITE_PATH } from 'tollgate/plugins/ledger-sqlite';
-import { ledgerRedis, redisAddress, LEDGER_REDIS_PLUGIN } from 'tollgate/plugins/ledger-redis';
+import { MissingPeerError } from 'tollgate';
+import { LEDGER_REDIS, LEDGER_SQLITE, storeKind } from './store-flags.js';
 import { admin, ADMIN_PLUGIN, ADMIN_TOKEN_ENV, type AdminPlugin } from 'tollgate/plugins/admin';
 import { accessLog, metrics, METRICS_PLUGIN } from 'tollgate/plugins/metrics';
+import { health } from 'tollgate/plugins/health';
 
-/** The environment variable naming the folder of the SQLite store (default `.data`). */
-export const DATA_DIR_ENV = 'TOLLGATE_DATA_DIR';
-/** The environment variable that switches the store to Redis, holding its URL. */
-export const REDIS_URL_ENV = 'TOLLGATE_REDIS_URL';
-/** The SQLite file's name inside the data folder. */
-export const DATABASE_FILE = 'tollgate.db';
-
-/** Which store a config selects: Redis when `plugins.ledger-redis` is set, SQLite otherwise. */
-export function storeKind(config: GatewayConfigInput | GatewayConfig): 'redis' | 'sqlite' {
-  return config.plugins?.[LEDGER_REDIS_PLUGIN] !== undefined ? 'redis' : 'sqlite';
-}
-
-/**
- * Applies `--data-dir` / `TOLLGATE_DATA_DIR` (the SQLite file becomes `<dir>/tollgate.db`) and
- * `--redis` / `TOLLGATE_REDIS_URL` (the store becomes Redis at that URL) to a resolved config. Flags win
- * over the environment, which wins over the file.
- */
-export function applyStoreFlags(
-  config: GatewayConfig,
-  flags: { dataDir?: string | undefined; redis?: string | undefined },
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): void {
-  const dataDir = flags.dataDir ?? (env[DATA_DIR_ENV] || undefined);
-  if (dataDir !== undefined) config.plugins[LEDGER_SQLITE_PLUGIN] = { ...config.plugins[LEDGER_SQLITE_PLUGIN], path: join(dataDir, DATABASE_FILE) };
-  const redis = flags.redis ?? (env[REDIS_URL_ENV] || undefined);
-  if (redis !== undefined) config.plugins[LEDGER_REDIS_PLUGIN] = { ...config.plugins[LEDGER_REDIS_PLUGIN], url: redis };
-}
+// The cache plugins' names (CACHE_PLUGIN, CACHE_REDIS_PLUGIN), spelled out: those plugins, like the
+// stores, are imported only when the config uses them, since each needs a driver of its own.
+const CACHE = 'cache';
+const CACHE_REDIS = 'cache-redis';
 
 /**
  * The operator's plugins of the bundled gateway, placed before the transports: the store (SQLite by
  * default, so balances, keys and usage survive restarts; Redis when the config sets
  * `plugins.ledger-redis`, for several instances), the admin API (on when an admin token is set), the
- * Prometheus endpoint and the access log.
+ * Prometheus endpoint, the access log and the health probes (`/healthz`, `/readyz`); the response cache when the config has a `plugins.cache`
+ * section (its store in Redis when it also has `plugins.cache-redis`).
  */
-export function operatorPlugins(config: GatewayConfigInput | GatewayConfig): TollgatePlugin[] {
-  const store = storeKind(config) === 'redis' ? ledgerRedis() : ledgerSqlite();
-  return [store, admin(), metrics(), accessLog()];
+export async function operatorPlugins(config: GatewayConfigInput | GatewayConfig): Promise<TollgatePlugin[]> {
+  const cached = config.plugins?.[CACHE] !== undefined;
+  const [store, cacheStore, cache] = await Promise.allSettled([
+    storeKind(config) === 'redis' ? import('tollgate/plugins/ledger-redis').then((m) => m.ledgerRedis()) : import('tollgate/plugins/ledger-sqlite').then((m) => m.ledgerSqlite()),
+    cached && config.plugins?.[CACHE_REDIS] !== undefined ? import('tollgate/plugins/cache-redis').then((m) => m.cacheRedis()) : Promise.resolve(undefined),
+    cached ? import('tollgate/plugins/cache').then((m) => m.responseCache()) : Promise.resolve(undefined),
+  ]);
+  const failures = [store, cacheStore, cache].flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
+  // Every missing driver at once, so that one install command covers them all.
+  if (failures.length > 0) throw failures.every((e) => e instanceof MissingPeerError) ? new AggregateError(failures, 'missing drivers') : failures[0];
+  const value = <T>(outcome: PromiseSettledResult<T>): T => (outcome as PromiseFulfilledResult<T>).value;
+  return [value(store), admin(), metrics(), accessLog(), health(), ...[value(cacheStore), value(cache)].filter((p) => p !== undefined)];
 }
 
 /** Banner lines about the operator's plugins: where state is kept, the admin API and metrics. */
-export function operatorBanner(config: GatewayConfig, plugins: readonly TollgatePlugin[], origin: string): string[] {
+export async function operatorBanner(config: GatewayConfig, plugins: readonly TollgatePlugin[], origin: string): Promise<string[]> {
   const lines: string[] = [];
   if (storeKind(config) === 'redis') {
-    lines.push(`  Store:     Redis at ${redisAddress(String(config.plugins[LEDGER_REDIS_PLUGIN]?.url ?? 'redis://127.0.0.1:6379'))} (keys, balances and usage shared by every instance)`);
+    const { redisAddress } = await import('tollgate/plugins/ledger-redis');
+    lines.push(`  Store:     Redis at ${redisAddress(String(config.plugins[LEDGER_REDIS]?.url ?? 'redis://127.0.0.1:6379'))} (keys, balances and usage shared by every instance)`);
   } else {
-    const path = String(config.plugins[LEDGER_SQLITE_PLUGIN]?.path ?? DEFAULT_SQLITE_PATH);
+    const { DEFAULT_SQLITE_PATH } = await import('tollgate/plugins/ledger-sqlite');
+    const path = String(config.plugins[LEDGER_SQLITE]?.path ?? DEFAULT_SQLITE_PATH);
     lines.push(`  Store:     SQLite ${path === ':memory:' ? '(in memory)' : path} (keys, balances and usage survive restarts)`);
   }
   const adminPlugin = plugins.find((p): p is AdminPlugin => p.name === ADMIN_PLUGIN);
-  if (adminPlugin?.settings?.token !== undefined) lines.push(`  Admin API: ${origin}${adminPlugin.settings.prefix}   (Authorization: Bearer <admin token>)`);
+  if (adminPlugin?.settings?.token !== undefined) {
+    lines.push(`  Admin API: ${origin}${adminPlugin.settings.prefix}   (Authorization: Bearer <admin token>)`);
+    if (adminPlugin.settings.dashboard !== false) lines.push(`  Dashboard: ${origin}${adminPlugin.settings.dashboard}/   (sign in with the admin token)`);
+  }
   else if (adminPlugin !== undefined) lines.push(`  Admin API: off (set ${ADMIN_TOKEN_ENV} to turn it on)`);
   if (plugins.some((p) => p.name === METRICS_PLUGIN)) lines.push(`  Metrics:   ${origin}/metrics`);
+  if (plugins.some((p) => p.name === CACHE)) {
+    lines.push(`  Cache:     ${plugins.some((p) => p.name === CACHE_REDIS) ? 'Redis, shared by every instance' : 'in memory'} (docs/caching.md)`);
+  }
   return lines;
 }

@@ -5,7 +5,7 @@
  */
 import { createGateway, type Gateway, type GatewayConfigInput } from 'tollgate';
 import { evmFamily } from 'tollgate/plugins/evm';
-import { devnet } from 'tollgate/plugins/devnet';
+import { devnet } from '@tollgate/devnet';
 
 /** The demo API key (plan `developer`). Local use only. */
 export const DEMO_API_KEY = process.env.TOLLGATE_API_KEY ?? 'transport-free-demo-key-0001';

@@ -1,8 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { KeyRegistryToken, Tokens, type GatewayRuntime, type Transport, type UpstreamStatus } from '../../core/index.js';
+import { KeyRegistryToken, KeySettingsSectionToken, Tokens, continueBody, refuseBody, type GatewayRuntime, type Transport, type UpstreamStatus } from '../../core/index.js';
 import { KeyManager, KeyManagerError } from './key-manager.js';
 import type { ResolvedAdminSettings } from './settings.js';
+import type { TrafficRecorder } from './traffic-recorder.js';
+import { DASHBOARD_HEADER, type DashboardSessions } from './dashboard-sessions.js';
 
 /** An admin API error: a stable code and a message, answered as `{ "error": { code, message } }`. */
 class AdminError extends Error {
@@ -21,21 +23,30 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
-function readJson(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+/**
+ * Reads a JSON object body of at most `limit` bytes. A declared length over the limit is refused before
+ * the client is told to send its body (`100 Continue`); a body that grows past it stops being collected
+ * (the refusal drains the rest).
+ */
+function readJson(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Record<string, unknown>> {
+  const tooLarge = (): AdminError => new AdminError(413, 'too_large', `request body exceeds ${limit} bytes`);
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge());
+  continueBody(req, res);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size > limit) {
-        req.destroy();
-        reject(new AdminError(413, 'too_large', `request body exceeds ${limit} bytes`));
+        req.off('data', onData);
+        req.off('end', onEnd);
+        reject(tooLarge());
         return;
       }
       chunks.push(chunk);
-    });
-    req.on('error', reject);
-    req.on('end', () => {
+    };
+    const onEnd = (): void => {
       const text = Buffer.concat(chunks).toString('utf8').trim();
       if (text === '') return resolve({});
       try {
@@ -45,7 +56,10 @@ function readJson(req: IncomingMessage, limit: number): Promise<Record<string, u
       } catch {
         reject(new AdminError(400, 'bad_request', 'the body must be a JSON object'));
       }
-    });
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', reject);
   });
 }
 
@@ -65,7 +79,8 @@ function optionalObject(body: Record<string, unknown>, name: string): Record<str
 
 /**
  * The admin HTTP API under a path prefix (default `/admin/v1`), for operators: keys (create, list,
- * rotate, revoke, plan), usage per key, day and method, plans, and upstream status. Every request needs
+ * rotate, revoke, plan, settings sections such as `security`), usage per key, day and method, plans,
+ * and upstream status. Every request needs
  * `Authorization: Bearer <token>`, compared in constant time; without it the answer is 401 and nothing
  * else is revealed. Answers are JSON and never cached.
  */
@@ -75,8 +90,14 @@ export class AdminTransport implements Transport {
   readonly #token: Buffer;
   #manager: KeyManager | undefined;
 
-  constructor(settings: ResolvedAdminSettings & { token: string }) {
+  readonly #traffic: TrafficRecorder | undefined;
+  readonly #sessions: DashboardSessions | undefined;
+
+  /** `traffic` answers `/keys/:id/traffic`; `sessions` lets the dashboard's signed-in browsers in. */
+  constructor(settings: ResolvedAdminSettings & { token: string }, options: { traffic?: TrafficRecorder; sessions?: DashboardSessions } = {}) {
     this.#settings = settings;
+    this.#traffic = options.traffic;
+    this.#sessions = options.sessions;
     this.#token = digest(settings.token);
   }
 
@@ -85,9 +106,12 @@ export class AdminTransport implements Transport {
     const prefix = this.#settings.prefix;
     if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return false;
     const path = url.pathname.slice(prefix.length).replace(/\/$/, '') || '/';
-    this.#handle(req, path, url.searchParams, gateway).then(
+    this.#handle(req, res, path, url.searchParams, gateway).then(
       ({ status, body }) => this.#send(res, status, body),
       (error: unknown) => {
+        if (error instanceof AdminError && error.status === 413) {
+          return refuseBody(req, res, 413, { 'content-type': 'application/json', 'cache-control': 'no-store' }, JSON.stringify({ error: { code: error.code, message: error.message } }));
+        }
         if (error instanceof AdminError) return this.#send(res, error.status, { error: { code: error.code, message: error.message } }, error.headers);
         if (error instanceof KeyManagerError) return this.#send(res, error.status, { error: { code: error.code, message: error.message } });
         gateway.logger.error({ err: error, admin: path }, 'admin request failed');
@@ -97,14 +121,19 @@ export class AdminTransport implements Transport {
     return true;
   }
 
-  /** Whether the request carries the admin token (constant-time comparison of SHA-256 digests). */
+  /**
+   * Whether the request carries the admin token (constant-time comparison of SHA-256 digests), or comes
+   * from the dashboard of a signed-in browser: its session cookie and the dashboard's header, which a
+   * page of another site cannot send.
+   */
   #authorized(req: IncomingMessage): boolean {
     const header = req.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    return timingSafeEqual(digest(match?.[1] ?? ''), this.#token) && match !== null;
+    if (timingSafeEqual(digest(match?.[1] ?? ''), this.#token) && match !== null) return true;
+    return match === null && req.headers[DASHBOARD_HEADER] === '1' && this.#sessions?.valid(req) === true;
   }
 
-  async #handle(req: IncomingMessage, path: string, query: URLSearchParams, gateway: GatewayRuntime): Promise<{ status: number; body: unknown }> {
+  async #handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, gateway: GatewayRuntime): Promise<{ status: number; body: unknown }> {
     if (!this.#authorized(req)) {
       req.resume();
       throw new AdminError(401, 'unauthorized', 'send the admin token: Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="tollgate-admin"' });
@@ -129,18 +158,32 @@ export class AdminTransport implements Transport {
     if (first === 'keys' && id === undefined) {
       allow('GET', 'POST');
       if (method === 'GET') return { status: 200, body: { keys: await manager.list() } };
-      const body = await readJson(req, this.#settings.maxBodyBytes);
+      const body = await readJson(req, res, this.#settings.maxBodyBytes);
       const plan = optionalString(body, 'plan');
       if (plan === undefined) throw new AdminError(400, 'bad_request', 'plan: is required');
       const issued = await manager.create({ plan, id: optionalString(body, 'id'), label: optionalString(body, 'label'), settings: optionalObject(body, 'settings') });
       return { status: 201, body: issued };
+    }
+    if (first === 'keys' && id !== undefined && action === 'settings' && rest.length === 2 && rest[1] === 'check') {
+      allow('POST');
+      await manager.get(id);
+      const body = await readJson(req, res, this.#settings.maxBodyBytes);
+      return { status: 200, body: { problems: manager.settingsProblems(rest[0]!, body) } };
+    }
+    if (first === 'keys' && id !== undefined && action === 'settings' && rest.length === 1) {
+      allow('GET', 'PUT', 'DELETE');
+      const section = rest[0]!;
+      if (method === 'GET') return { status: 200, body: { id, section, value: (await manager.settingsSection(id, section)) ?? null } };
+      if (method === 'DELETE') return { status: 200, body: { key: await manager.setSettingsSection(id, section, undefined) } };
+      const body = await readJson(req, res, this.#settings.maxBodyBytes);
+      return { status: 200, body: { key: await manager.setSettingsSection(id, section, body) } };
     }
     if (first === 'keys' && id !== undefined && rest.length === 0) {
       if (action === undefined) {
         allow('GET', 'PATCH', 'DELETE');
         if (method === 'GET') return { status: 200, body: { key: await manager.get(id), balance: await manager.balance(id) } };
         if (method === 'DELETE') return { status: 200, body: { key: await manager.revoke(id) } };
-        const body = await readJson(req, this.#settings.maxBodyBytes);
+        const body = await readJson(req, res, this.#settings.maxBodyBytes);
         const changes = { plan: optionalString(body, 'plan'), label: optionalString(body, 'label'), settings: optionalObject(body, 'settings') };
         return { status: 200, body: { key: await manager.update(id, changes) } };
       }
@@ -152,10 +195,11 @@ export class AdminTransport implements Transport {
         allow('POST');
         return { status: 200, body: { key: await manager.revoke(id) } };
       }
-      if (action === 'usage') {
+      if (action === 'usage' || action === 'traffic') {
         allow('GET');
         const day = query.get('day') ?? undefined;
         const range = day !== undefined ? { from: day, to: day } : { from: query.get('from') ?? undefined, to: query.get('to') ?? undefined };
+        if (action === 'traffic') return { status: 200, body: { id, ...(await manager.traffic(id, range)) } };
         return { status: 200, body: { id, days: await manager.usage(id, range) } };
       }
     }
@@ -169,6 +213,8 @@ export class AdminTransport implements Transport {
       ledger: gateway.container.resolve(Tokens.CreditLedger),
       usage: gateway.container.resolve(Tokens.UsageRecorder),
       now: () => gateway.clock.now(),
+      ...(this.#traffic === undefined ? {} : { traffic: this.#traffic }),
+      sections: gateway.container.isRegistered(KeySettingsSectionToken, true) ? gateway.container.resolveAll(KeySettingsSectionToken) : [],
     });
     return this.#manager;
   }

@@ -7,10 +7,12 @@ import {
   type CreditLedger,
   type GatewayConfig,
   type KeyRegistry,
+  type KeySettingsSection,
   type StoredKey,
   type UsageRecorder,
   type UsageTotals,
 } from '../../core/index.js';
+import type { KeyTraffic, TrafficRecorder } from './traffic-recorder.js';
 
 /** A key as operators see it: never the API key, its secret, or their hashes. */
 export interface KeyView {
@@ -98,6 +100,10 @@ export interface KeyManagerDeps {
   readonly usage: UsageRecorder;
   /** Time (ms since epoch). */
   readonly now: () => number;
+  /** Counts of calls by network and outcome (the admin plugin's, in a running gateway). */
+  readonly traffic?: TrafficRecorder;
+  /** The settings sections plugins own, checked before a key's settings are stored. */
+  readonly sections?: readonly KeySettingsSection[];
 }
 
 /** Ids of managed keys: letters, digits, `.`, `_` and `-`, at most 64. */
@@ -148,6 +154,7 @@ export class KeyManager {
   async create(input: { plan: string; id?: string; label?: string; settings?: Record<string, unknown> }): Promise<IssuedKey> {
     const registry = this.#registry();
     this.#checkPlan(input.plan);
+    this.#checkSettings(input.settings);
     const id = input.id ?? `key_${randomBytes(6).toString('hex')}`;
     if (!KEY_ID_PATTERN.test(id)) throw new KeyManagerError('bad_request', `id: must match ${KEY_ID_PATTERN} (got "${id}")`);
     if (this.#configKeys().some((k) => k.id === id)) throw new KeyManagerError('conflict', `a key of the config file already has id "${id}"`);
@@ -193,6 +200,7 @@ export class KeyManager {
   async update(id: string, changes: { plan?: string; label?: string; settings?: Record<string, unknown> }): Promise<KeyView> {
     await this.#managed(id);
     if (changes.plan !== undefined) this.#checkPlan(changes.plan);
+    this.#checkSettings(changes.settings);
     const updated = await this.#store(() => this.#registry().update(id, changes, this.#deps.now()));
     if (updated === undefined) throw new KeyManagerError('not_found', `no key "${id}"`);
     return this.#view(updated);
@@ -205,16 +213,7 @@ export class KeyManager {
    */
   async usage(id: string, range: { from?: string; to?: string } = {}): Promise<DayUsage[]> {
     await this.get(id);
-    const today = utcDay(new Date(this.#deps.now()));
-    const from = range.from ?? range.to ?? today;
-    const to = range.to ?? range.from ?? today;
-    for (const [name, day] of [['from', from], ['to', to]] as const) {
-      if (!DAY_PATTERN.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) throw new KeyManagerError('bad_request', `${name}: must be a day YYYY-MM-DD (got "${day}")`);
-    }
-    const start = Date.parse(`${from}T00:00:00Z`);
-    const end = Date.parse(`${to}T00:00:00Z`);
-    if (end < start) throw new KeyManagerError('bad_request', 'to: must not be before from');
-    if ((end - start) / DAY_MS + 1 > MAX_USAGE_DAYS) throw new KeyManagerError('bad_request', `at most ${MAX_USAGE_DAYS} days at once`);
+    const { start, end } = this.#range(range);
     const out: DayUsage[] = [];
     for (let at = start; at <= end; at += DAY_MS) {
       const day = utcDay(new Date(at));
@@ -226,6 +225,8 @@ export class KeyManager {
         total.credits += t.credits;
         total.bytes += t.bytes;
         total.failed += t.failed;
+        if (t.cacheHits !== undefined) total.cacheHits = (total.cacheHits ?? 0) + t.cacheHits;
+        if (t.cacheMisses !== undefined) total.cacheMisses = (total.cacheMisses ?? 0) + t.cacheMisses;
       }
       out.push({ day, balanceUsed: balance.used, methods, total });
     }
@@ -264,6 +265,70 @@ export class KeyManager {
       ...(key.revokedAt === undefined ? {} : { revokedAt: iso(key.revokedAt)! }),
       ...(key.settings === undefined ? {} : { settings: key.settings }),
     };
+  }
+
+  /**
+   * A key's calls by network and by outcome from `from` to `to` (as {@link KeyManager.usage}), counted
+   * by this process since it started.
+   *
+   * @throws KeyManagerError `not_found`, `bad_request`, or `unavailable` when nothing counts traffic.
+   */
+  async traffic(id: string, range: { from?: string; to?: string } = {}): Promise<KeyTraffic> {
+    await this.get(id);
+    if (this.#deps.traffic === undefined) throw new KeyManagerError('unavailable', 'traffic is counted by the admin plugin of a running gateway');
+    const { start, end } = this.#range(range);
+    return this.#deps.traffic.traffic(id, utcDay(new Date(start)), utcDay(new Date(end)));
+  }
+
+  /** Checks a range of UTC days (default: today) and returns its first and last midnight, in ms. */
+  #range(range: { from?: string; to?: string }): { start: number; end: number } {
+    const today = utcDay(new Date(this.#deps.now()));
+    const from = range.from ?? range.to ?? today;
+    const to = range.to ?? range.from ?? today;
+    for (const [name, day] of [['from', from], ['to', to]] as const) {
+      if (!DAY_PATTERN.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) throw new KeyManagerError('bad_request', `${name}: must be a day YYYY-MM-DD (got "${day}")`);
+    }
+    const start = Date.parse(`${from}T00:00:00Z`);
+    const end = Date.parse(`${to}T00:00:00Z`);
+    if (end < start) throw new KeyManagerError('bad_request', 'to: must not be before from');
+    if ((end - start) / DAY_MS + 1 > MAX_USAGE_DAYS) throw new KeyManagerError('bad_request', `at most ${MAX_USAGE_DAYS} days at once`);
+    return { start, end };
+  }
+
+  /**
+   * One section of a key's settings (`security`...), or undefined when the key has none.
+   *
+   * @throws KeyManagerError `not_found`.
+   */
+  async settingsSection(id: string, name: string): Promise<unknown> {
+    return (await this.get(id)).settings?.[name];
+  }
+
+  /**
+   * Replaces one section of a managed key's settings (`undefined` removes it), leaving the others. A
+   * section a plugin owns is checked first.
+   *
+   * @throws KeyManagerError `not_found`, `read_only`, or `bad_request` naming every problem.
+   */
+  async setSettingsSection(id: string, name: string, value: unknown): Promise<KeyView> {
+    const current = await this.#managed(id);
+    const settings: Record<string, unknown> = { ...current.settings };
+    if (value === undefined) delete settings[name];
+    else settings[name] = value;
+    return this.update(id, { settings });
+  }
+
+  /** The problems of `value` as section `name` of a key's settings (empty when it is fine, or when no plugin owns the section). */
+  settingsProblems(name: string, value: unknown): string[] {
+    return (this.#deps.sections ?? []).filter((section) => section.name === name).flatMap((section) => section.check(value, `settings.${name}`));
+  }
+
+  #checkSettings(settings: Readonly<Record<string, unknown>> | undefined): void {
+    if (settings === undefined) return;
+    const problems = (this.#deps.sections ?? []).flatMap((section) =>
+      settings[section.name] === undefined ? [] : section.check(settings[section.name], `settings.${section.name}`),
+    );
+    if (problems.length > 0) throw new KeyManagerError('bad_request', problems.join('; '));
   }
 
   async #managed(id: string): Promise<StoredKey> {

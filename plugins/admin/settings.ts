@@ -1,3 +1,5 @@
+import { validateSettings } from '../../core/index.js';
+
 /** The plugin's name, and the key of its settings under `plugins` in the config. */
 export const ADMIN_PLUGIN = 'admin';
 
@@ -18,6 +20,8 @@ export interface AdminSettings {
   readonly token?: string;
   /** Largest accepted request body, in bytes (default 65536). */
   readonly maxBodyBytes?: number;
+  /** Where the dashboard is served (default `/admin`, so `GET /admin/`); `false` turns it off. It is on only with the API. */
+  readonly dashboard?: string | false;
 }
 
 /** Settings with every default applied; `token` is undefined when the API is off. */
@@ -28,36 +32,36 @@ export interface ResolvedAdminSettings {
   readonly token: string | undefined;
   /** See {@link AdminSettings.maxBodyBytes}. */
   readonly maxBodyBytes: number;
+  /** See {@link AdminSettings.dashboard}. */
+  readonly dashboard: string | false;
 }
 
-const KNOWN = new Set(['prefix', 'token', 'maxBodyBytes']);
+const PATH = '^/[A-Za-z0-9._~/-]*[^/]$';
+
+/** The settings' schema: unknown or bad fields are refused by name, in the gateway's configuration format. */
+const SETTINGS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    prefix: { type: 'string', pattern: PATH, default: '/admin/v1' },
+    token: { type: 'string', minLength: MIN_ADMIN_TOKEN_LENGTH },
+    maxBodyBytes: { type: 'integer', minimum: 1024, default: 65_536 },
+    dashboard: { anyOf: [{ type: 'string', pattern: PATH }, { const: false }], default: '/admin' },
+  },
+} as const;
 
 /**
  * Checks settings from code or config and applies defaults (later sources win); the token falls back to
- * `env.TOLLGATE_ADMIN_TOKEN`.
+ * `env.TOLLGATE_ADMIN_TOKEN`, checked as a configured one.
  *
- * @throws Error naming the offending field.
+ * @throws ConfigError naming each offending field.
  */
 export function resolveAdminSettings(
-  sources: ReadonlyArray<Readonly<Record<string, unknown>> | undefined>,
+  sources: ReadonlyArray<object | undefined>,
   env: Readonly<Record<string, string | undefined>> = process.env,
   where = `plugins.${ADMIN_PLUGIN}`,
 ): ResolvedAdminSettings {
-  const merged: Record<string, unknown> = {};
-  for (const source of sources) {
-    if (source === undefined) continue;
-    for (const [name, value] of Object.entries(source)) {
-      if (!KNOWN.has(name)) throw new Error(`${where}.${name}: is not a known field (known: ${[...KNOWN].join(', ')})`);
-      if (value !== undefined) merged[name] = value;
-    }
-  }
-  const prefix = merged.prefix ?? '/admin/v1';
-  if (typeof prefix !== 'string' || !/^\/[A-Za-z0-9._~/-]*[^/]$/.test(prefix)) throw new Error(`${where}.prefix: must be a path such as /admin/v1 (no trailing slash)`);
-  const token = merged.token ?? (env[ADMIN_TOKEN_ENV] === '' ? undefined : env[ADMIN_TOKEN_ENV]);
-  if (token !== undefined && (typeof token !== 'string' || token.length < MIN_ADMIN_TOKEN_LENGTH)) {
-    throw new Error(`${where}.token (or ${ADMIN_TOKEN_ENV}): must be a string of at least ${MIN_ADMIN_TOKEN_LENGTH} characters`);
-  }
-  const maxBodyBytes = merged.maxBodyBytes ?? 65_536;
-  if (typeof maxBodyBytes !== 'number' || !Number.isInteger(maxBodyBytes) || maxBodyBytes < 1024) throw new Error(`${where}.maxBodyBytes: must be an integer >= 1024`);
-  return { prefix, token, maxBodyBytes };
+  const fromEnv = { token: env[ADMIN_TOKEN_ENV] === '' ? undefined : env[ADMIN_TOKEN_ENV] };
+  const { prefix, token, maxBodyBytes, dashboard } = validateSettings<ResolvedAdminSettings>(SETTINGS_SCHEMA, [fromEnv, ...sources], where);
+  return { prefix, token, maxBodyBytes, dashboard };
 }

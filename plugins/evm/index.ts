@@ -7,20 +7,27 @@
 import { Tokens, systemClock, type Clock, type TollgatePlugin } from '../../core/index.js';
 import { createEvmFamily, EVM_FAMILY_NAME } from './family.js';
 import { resolveEvmSettings, type EvmFamilyOptions } from './options.js';
+import { CachePoliciesToken } from '../cache/policy.js';
+import { EVM_CACHE_POLICIES } from './cache-policies.js';
 
 export { createEvmFamily, EVM_FAMILY_NAME } from './family.js';
+export { blockNumberHead, isRevert } from './answers.js';
 export { EVM_METHODS } from './methods.js';
 export { EVM_DEFAULTS, resolveEvmSettings, type EvmFamilyOptions, type EvmSettings } from './options.js';
 export { countLogFilterParams, getLogsLimits, type GetLogsHooks, type GetLogsThresholds } from './get-logs-limits.js';
 export { capGas, gasCap, gasCapFor, requestedGas, type GasCapSettings } from './gas-cap.js';
+export { DEFAULT_BLOCK, OPTIONAL_BLOCK_POSITION, defaultBlock, withDefaultBlock } from './default-block.js';
 export { BlockGasLimitCache, BLOCK_GAS_LIMIT_STATE_KEY, blockGasLimit, fetchBlockGasLimit } from './block-gas-limit.js';
 /** The value schemas (quantity, address, hash, data, block identifiers) and the helpers that build method schemas. */
 export * as evmSchemas from './schemas.js';
+export { EVM_CACHE_POLICIES, FINALITY_FALLBACK_DEPTH, blockScope, readEvmHead } from './cache-policies.js';
 export { callObject, type CallObjectOptions } from './call-object.js';
 export { logFilter, MAX_TOPIC_POSITIONS } from './log-filter.js';
+export { EVM_SUBSCRIPTION_METHODS, EVM_EVENT_CREDITS, SUBSCRIPTION_KINDS, evmSubscriptions, evmStreamRequest, HeadContinuity, LogContinuity, PendingContinuity, headerOf, type EvmStreamLimits, type SubscriptionKind } from './subscriptions/index.js';
 
 /**
- * The evm family as a plugin: registers the `evm` `NetworkFamily` (probe `eth_blockNumber`).
+ * The evm family as a plugin: registers the `evm` `NetworkFamily` (probe `eth_blockNumber`) and its
+ * response-cache policies ({@link EVM_CACHE_POLICIES}).
  * Thresholds default to the spec's; `options` change them, and the config's `plugins.evm` section
  * overrides both. The gas-limit cache uses the gateway's clock unless `options.clock` is given.
  *
@@ -39,6 +46,8 @@ export function evmFamily(options: EvmFamilyOptions = {}): TollgatePlugin {
       const clock: Clock = container.isRegistered(Tokens.Clock, true) ? container.resolve(Tokens.Clock) : systemClock;
       const settings = resolveEvmSettings(options, config.plugins[EVM_FAMILY_NAME] ?? {}, clock);
       container.register(Tokens.Family, { useValue: createEvmFamily(settings) });
+      // Read by the cache plugin when it is used; nothing else resolves it.
+      container.register(CachePoliciesToken, { useValue: EVM_CACHE_POLICIES });
     },
   };
 }

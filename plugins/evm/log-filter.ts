@@ -10,7 +10,7 @@ import { address, blockNumberOrTag, hash32, nullable, present } from './schemas.
 export const MAX_TOPIC_POSITIONS = 4;
 
 /** `address`: one address or an array of them (any of which matches). */
-const addresses: JsonSchema = {
+export const addresses: JsonSchema = {
   type: ['string', 'array', 'null'],
   pattern: address.pattern,
   items: address,
@@ -18,7 +18,7 @@ const addresses: JsonSchema = {
 };
 
 /** One topic position: null (any), a 32-byte topic, or an array of topics (any of which matches; null inside matches any). */
-const topicPosition: JsonSchema = {
+export const topicPosition: JsonSchema = {
   type: ['string', 'array', 'null'],
   pattern: hash32.pattern,
   items: nullable(hash32),

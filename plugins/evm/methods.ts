@@ -88,7 +88,7 @@ export const EVM_METHODS: readonly MethodDefinition[] = [
     name: 'eth_call',
     // The call object's `from` is optional although the spec lists it as required: viem omits it and
     // every node accepts it missing (see call-object.ts and the README).
-    params: positional([callObject(), blockId, stateOverride, blockOverrides], 2),
+    params: positional([callObject(), blockId, stateOverride, blockOverrides], 1),
     paramNames: ['call', 'block', 'stateOverride', 'blockOverrides'],
     credits: 80,
     failover: false,
@@ -115,7 +115,7 @@ export const EVM_METHODS: readonly MethodDefinition[] = [
   },
   {
     name: 'eth_createAccessList',
-    params: positional([callObject({ pairedFeeCaps: true }), blockId], 2),
+    params: positional([callObject({ pairedFeeCaps: true }), blockId], 1),
     paramNames: ['call', 'block'],
     credits: 80,
     failover: false,
@@ -206,7 +206,7 @@ export const EVM_METHODS: readonly MethodDefinition[] = [
   },
   {
     name: 'eth_getBalance',
-    params: positional([address, blockId], 2),
+    params: positional([address, blockId], 1),
     paramNames: ['address', 'block'],
     credits: 80,
     failover: false,
@@ -215,7 +215,7 @@ export const EVM_METHODS: readonly MethodDefinition[] = [
   },
   {
     name: 'eth_getCode',
-    params: positional([address, blockId], 2),
+    params: positional([address, blockId], 1),
     paramNames: ['address', 'block'],
     credits: 80,
     failover: false,
@@ -224,7 +224,7 @@ export const EVM_METHODS: readonly MethodDefinition[] = [
   },
   {
     name: 'eth_getStorageAt',
-    params: positional([address, storageSlot, blockId], 3),
+    params: positional([address, storageSlot, blockId], 2),
     paramNames: ['address', 'slot', 'block'],
     credits: 80,
     failover: false,
@@ -233,7 +233,7 @@ export const EVM_METHODS: readonly MethodDefinition[] = [
   },
   {
     name: 'eth_getTransactionCount',
-    params: positional([address, blockId], 2),
+    params: positional([address, blockId], 1),
     paramNames: ['address', 'block'],
     credits: 80,
     failover: false,

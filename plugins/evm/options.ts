@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ConfigError, systemClock, type Clock } from '../../core/index.js';
+import { ConfigError, systemClock, validateSettings, type Clock } from '../../core/index.js';
 
 /** Settings of the evm family. Every threshold defaults to the value the service spec states. */
 export interface EvmFamilyOptions {
@@ -53,26 +53,33 @@ export const EVM_DEFAULTS = Object.freeze({
 });
 
 type NumericSetting = keyof typeof EVM_DEFAULTS;
-const NUMERIC_SETTINGS = Object.keys(EVM_DEFAULTS) as NumericSetting[];
+const positive = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
+
+/** One layer of the thresholds (the code's or the config's): positive integers, nothing else. */
+const LAYER_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: Object.fromEntries(Object.keys(EVM_DEFAULTS).map((name) => [name, positive])),
+} as const;
 
 /**
  * Applies the defaults. Settings from the config's `plugins.evm` section override the options given
  * in code, which override the spec's defaults. Every threshold must be a positive integer; anything
- * else (or an unknown setting in the config) is a {@link ConfigError}.
+ * else (or an unknown setting) is a {@link ConfigError}, checked by core's validator.
  */
 export function resolveEvmSettings(options: EvmFamilyOptions = {}, fromConfig: Readonly<Record<string, unknown>> = {}, clock: Clock = systemClock): EvmSettings {
+  const { clock: ownClock, ...fromCode } = options;
   const problems: string[] = [];
   const values: Record<NumericSetting, number> = { ...EVM_DEFAULTS };
-  for (const name of Object.keys(fromConfig)) {
-    if (!(NUMERIC_SETTINGS as string[]).includes(name)) problems.push(`plugins.evm.${name}: unknown setting`);
-  }
-  for (const name of NUMERIC_SETTINGS) {
-    for (const [where, value] of [[`evmFamily({ ${name} })`, options[name]], [`plugins.evm.${name}`, fromConfig[name]]] as const) {
-      if (value === undefined) continue;
-      if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) values[name] = value;
-      else problems.push(`${where}: must be a positive integer`);
+  // Each layer on its own, so a problem names where it came from; the config wins over the code.
+  for (const [layer, where] of [[fromCode, 'evmFamily()'], [fromConfig, 'plugins.evm']] as const) {
+    try {
+      Object.assign(values, validateSettings<Partial<Record<NumericSetting, number>>>(LAYER_SCHEMA, [layer], where));
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return { ...values, clock: options.clock ?? clock };
+  return { ...values, clock: ownClock ?? clock };
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Errors, GatewayError, InFlightResponses, apiKeyFromPath, encodeError, type ErrorEntry, type GatewayRuntime, type JsonRpcOutput, type Transport } from '../../core/index.js';
+import { Errors, GatewayError, InFlightResponses, apiKeyFromPath, encodeError, refuseBody, type ErrorEntry, type GatewayRuntime, type JsonRpcOutput, type Transport } from '../../core/index.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 
 /** Options of the HTTP JSON-RPC transport. */
@@ -11,6 +11,8 @@ export interface HttpTransportOptions {
 }
 
 const JSON_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest']);
+/** Where this transport reads the key, for the answer to a call without one. */
+const KEY_HINT = 'the URL: /v3/<API_KEY>';
 
 function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false;
@@ -45,7 +47,8 @@ export class HttpTransport implements Transport {
       res.writeHead(204, {
         ...this.#cors,
         'access-control-allow-methods': 'POST, OPTIONS',
-        'access-control-allow-headers': 'content-type',
+        // authorization: a key's secret (basic) or JWT (bearer), which browser dapps send cross-origin.
+        'access-control-allow-headers': 'content-type, authorization',
         'access-control-max-age': '86400',
       });
       res.end();
@@ -56,13 +59,13 @@ export class HttpTransport implements Transport {
     if (!isJsonContentType(req.headers['content-type'])) return this.#refuse(res, Errors.UNSUPPORTED_MEDIA_TYPE), true;
 
     this.#inFlight.track(res);
-    readBody(req, gateway.config.server.maxBodyBytes).then(
+    readBody(req, res, gateway.config.server.maxBodyBytes).then(
       (body) => {
-        gateway
+        const subscription = gateway
           .jsonRpc({
             transport: this.name,
             network: addressed.network,
-            credentials: { apiKey },
+            credentials: { apiKey, keyHint: KEY_HINT },
             body,
             meta: {
               origin: req.headers.origin,
@@ -72,10 +75,13 @@ export class HttpTransport implements Transport {
             },
           })
           .subscribe((output) => this.#send(res, output));
+        // A client that disconnects before its answer cancels the calls: upstream requests aborted, refunded.
+        if (!subscription.closed) res.once('close', () => subscription.unsubscribe());
       },
       (error: unknown) => {
         if (error instanceof BodyTooLargeError) {
-          this.#refuse(res, Errors.BODY_TOO_LARGE, { connection: 'close' }, `request body exceeds ${error.limit} bytes`);
+          const refusal = new GatewayError(Errors.BODY_TOO_LARGE, { message: `request body exceeds ${error.limit} bytes` });
+          refuseBody(req, res, refusal.httpStatus, { ...this.#cors, 'content-type': 'application/json' }, encodeError(null, refusal.toJSON()));
         } else {
           res.destroy();
         }

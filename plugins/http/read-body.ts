@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { continueBody } from '../../core/index.js';
 
 /** The body was larger than allowed. */
 export class BodyTooLargeError extends Error {
@@ -29,8 +30,8 @@ class BodyCollector {
   readonly onData = (chunk: Buffer): void => {
     this.size += chunk.length;
     if (this.size > this.limit) {
+      // The caller refuses the request and drains what is left of the body.
       this.cleanup();
-      this.req.resume();
       this.reject(new BodyTooLargeError(this.limit));
       return;
     }
@@ -56,10 +57,12 @@ class BodyCollector {
 
 /**
  * Reads a request body into one buffer, refusing as soon as it grows past `limit` bytes (so an oversized
- * body is never held in memory whole).
+ * body is never held in memory whole). A declared length over the limit is refused before anything is
+ * read, and before a client that asked for it is told to send its body (`100 Continue`).
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLargeError(limit));
+  continueBody(req, res);
   return new Promise((resolve, reject) => void new BodyCollector(req, limit, resolve, reject));
 }

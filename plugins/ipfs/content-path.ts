@@ -1,4 +1,5 @@
-import { CID } from 'multiformats/cid';
+import type { CID } from 'multiformats/cid';
+import { multiformatsCid } from './peers.js';
 
 /** A content path argument: the root CID and the path inside it (`/ipfs/<cid>/a/b` or `<cid>/a/b`). */
 export interface ContentPath {
@@ -21,7 +22,7 @@ export function parseContentPath(arg: string): ContentPath {
   if (root === '') throw new Error(`invalid path "${arg}": no content id`);
   let cid: CID;
   try {
-    cid = CID.parse(root);
+    cid = multiformatsCid.CID.parse(root);
   } catch (error) {
     throw new Error(`invalid path "${arg}": invalid cid: ${(error as Error).message}`, { cause: error });
   }

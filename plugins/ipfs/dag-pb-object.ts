@@ -1,12 +1,13 @@
-import { decode, code as DAG_PB_CODE, type PBNode } from '@ipld/dag-pb';
+import type { PBNode } from '@ipld/dag-pb';
 import type { CID } from 'multiformats/cid';
 import { goJsonString } from './go-json.js';
+import { dagPb } from './peers.js';
 
 /** How `object/get` renders a node's data: `text` (a Go string, kubo's default) or `base64`. */
 export type ObjectDataEncoding = 'text' | 'base64';
 
 /** The multicodec code of dag-pb (0x70), the only codec `object/get` reads. */
-export { DAG_PB_CODE };
+export const DAG_PB_CODE: number = dagPb.code;
 
 /** The message kubo gives when `object/get` meets a block that is not dag-pb. */
 export const NOT_PROTOBUF = 'expected protobuf dag node';
@@ -15,7 +16,7 @@ export const NOT_PROTOBUF = 'expected protobuf dag node';
 export function decodeDagPb(cid: CID, block: Uint8Array): PBNode {
   if (cid.code !== DAG_PB_CODE) throw new Error(NOT_PROTOBUF);
   try {
-    return decode(block);
+    return dagPb.decode(block);
   } catch (error) {
     throw new Error(`${NOT_PROTOBUF}: ${(error as Error).message}`, { cause: error });
   }

@@ -11,6 +11,7 @@ import { createIpfsFamily } from './family.js';
 import { IpfsTransport } from './ipfs-transport.js';
 import { IPFS_PLUGIN, readIpfsSettings, resolveIpfsSettings, type IpfsSettings } from './settings.js';
 import { credentialsStage } from './stages/credentials.js';
+import { unknownKeyStage } from './stages/unknown-key.js';
 import { planAccessStage } from './stages/plan-access.js';
 import { requestRateStage } from './stages/request-rate.js';
 import { objectGetStages } from './stages/object-get.js';
@@ -24,10 +25,12 @@ export { IpfsTransport } from './ipfs-transport.js';
 export { relay, RELAY_WINDOW, STREAM_ERROR_TRAILER, type RelayOutcome } from './relay.js';
 export { parseBasicAuth, type BasicCredentials } from './basic-auth.js';
 export { parseContentPath, type ContentPath } from './content-path.js';
+export { IPFS_SECRET_CHECK } from './secret-check.js';
 export { decodeDagPb, objectJson, NOT_PROTOBUF, DAG_PB_CODE, type ObjectDataEncoding } from './dag-pb-object.js';
 export { goJsonString } from './go-json.js';
 export { IPFS_REQUEST, OBJECT_FROM_BLOCK, type IpfsRequest } from './context-keys.js';
-export { credentialsStage, CREDENTIALS_STAGE } from './stages/credentials.js';
+export { credentialsStage, refuseCredentials, CREDENTIALS_STAGE } from './stages/credentials.js';
+export { unknownKeyStage, UNKNOWN_KEY_STAGE } from './stages/unknown-key.js';
 export { planAccessStage, PLAN_ACCESS_STAGE } from './stages/plan-access.js';
 export { requestRateStage, REQUEST_RATE_STAGE } from './stages/request-rate.js';
 export { objectGetStages, lacksObjectGet, OBJECT_GET_ROUTE_STAGE, OBJECT_GET_FALLBACK_STAGE } from './stages/object-get.js';
@@ -50,14 +53,14 @@ export { objectGetStages, lacksObjectGet, OBJECT_GET_ROUTE_STAGE, OBJECT_GET_FAL
  * ```
  */
 export function ipfs(options: IpfsSettings = {}): TollgatePlugin {
-  const code = readIpfsSettings('ipfs()', options as Record<string, unknown>);
+  const code = readIpfsSettings('ipfs()', options);
   return {
     name: IPFS_PLUGIN,
     register(container, config) {
       const settings = resolveIpfsSettings([code, readIpfsSettings(`plugins.${IPFS_PLUGIN}`, config.plugins[IPFS_PLUGIN])]);
       container.register(Tokens.Family, { useValue: createIpfsFamily(settings) });
       container.register(Tokens.Transport, { useValue: new IpfsTransport(settings) });
-      for (const stage of [credentialsStage(settings), planAccessStage(settings), requestRateStage(settings), ...objectGetStages()]) {
+      for (const stage of [unknownKeyStage(), credentialsStage(settings), planAccessStage(settings), requestRateStage(settings), ...objectGetStages()]) {
         container.register(Tokens.Stage, { useValue: stage });
       }
     },

@@ -1,15 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  continueBody,
   Errors,
   GatewayError,
   InFlightResponses,
   SERVED_BY_HEADER,
-  Tokens,
   type GatewayRuntime,
   type Network,
   type RequestContext,
   type Transport,
-  type UsageRecorder,
 } from '../../core/index.js';
 import { parseBasicAuth } from './basic-auth.js';
 import { IPFS_REQUEST } from './context-keys.js';
@@ -49,7 +48,6 @@ export class IpfsTransport implements Transport {
   readonly name = IPFS_TRANSPORT;
   readonly #settings: ResolvedIpfsSettings;
   readonly #cors: Record<string, string>;
-  readonly #usage = new WeakMap<GatewayRuntime, UsageRecorder>();
   readonly #inFlight = new InFlightResponses();
   #closing = false;
 
@@ -90,6 +88,8 @@ export class IpfsTransport implements Transport {
     const options: Record<string, string> = {};
     for (const [name, value] of search) if (name !== 'arg' && !(name in options)) options[name] = value;
     const writes = command === 'add';
+    // Uploads are bounded as they stream (the add command's own limit), not by a declared length.
+    continueBody(req, res);
     if (!writes) req.resume();
 
     this.#inFlight.track(res);
@@ -153,17 +153,7 @@ export class IpfsTransport implements Transport {
   /** Adds the bytes of a streamed answer to the key's usage (the call itself was counted when it left the pipeline). */
   #record(gateway: GatewayRuntime, ctx: RequestContext, network: Network, bytes: number, failed: boolean): void {
     if (ctx.key === undefined || bytes === 0) return;
-    let usage = this.#usage.get(gateway);
-    if (usage === undefined) {
-      usage = gateway.container.resolve<UsageRecorder>(Tokens.UsageRecorder);
-      this.#usage.set(gateway, usage);
-    }
-    try {
-      const recorded = usage.record({ keyId: ctx.key.id, network: network.name, method: ctx.call.method, at: gateway.clock.now(), calls: 0, credits: 0, bytes, failed });
-      if (recorded instanceof Promise) recorded.catch((error: unknown) => gateway.logger.error({ err: error }, 'usage recording failed'));
-    } catch (error) {
-      gateway.logger.error({ err: error }, 'usage recording failed');
-    }
+    gateway.recordUsage({ keyId: ctx.key.id, network: network.name, method: ctx.call.method, at: gateway.clock.now(), calls: 0, credits: 0, bytes, failed });
   }
 
   #text(req: IncomingMessage, res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {

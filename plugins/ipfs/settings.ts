@@ -1,4 +1,4 @@
-import { ConfigError } from '../../core/index.js';
+import { validateSettings } from '../../core/index.js';
 
 /** The plugin's name, and the key of its settings under `plugins` in the config. */
 export const IPFS_PLUGIN = 'ipfs';
@@ -63,59 +63,41 @@ export const DEFAULT_IPFS_PLANS: Readonly<Record<string, IpfsPlanLimits>> = Obje
   custom: { readsPerSecond: 250, writesPerSecond: 50 },
 });
 
-const KEYS = new Set(['plans', 'addTimeoutMs', 'secretCacheMs', 'secretFailuresPerSecond', 'corsOrigin', 'realm', 'drainTimeoutMs']);
-const LIMIT_KEYS = new Set(['readsPerSecond', 'writesPerSecond', 'readBurst', 'writeBurst']);
+const rate = { type: 'number', exclusiveMinimum: 0 } as const;
+const burst = { type: 'number', minimum: 1 } as const;
 
-function positive(value: unknown): boolean {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0;
-}
+/** One settings object (`ipfs({...})` or the config's `plugins.ipfs`); unknown fields are refused. */
+const LAYER_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    plans: {
+      type: 'object',
+      additionalProperties: {
+        anyOf: [
+          { const: false },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['readsPerSecond', 'writesPerSecond'],
+            properties: { readsPerSecond: rate, writesPerSecond: rate, readBurst: burst, writeBurst: burst },
+          },
+        ],
+      },
+    },
+    addTimeoutMs: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    drainTimeoutMs: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    secretCacheMs: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    secretFailuresPerSecond: rate,
+    corsOrigin: { anyOf: [{ type: 'string' }, { const: false }] },
+    realm: { type: 'string', pattern: '^[\\x20\\x21\\x23-\\x7e]*$' },
+  },
+} as const;
 
-function nonNegativeInteger(value: unknown): boolean {
-  return Number.isSafeInteger(value) && (value as number) >= 0;
-}
-
-function readPlans(where: string, value: unknown, problems: string[]): Record<string, IpfsPlanLimits | false> | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    problems.push(`${where}.plans: must be an object of plan names`);
-    return undefined;
-  }
-  const out: Record<string, IpfsPlanLimits | false> = {};
-  for (const [plan, limits] of Object.entries(value)) {
-    const at = `${where}.plans.${plan}`;
-    if (limits === false) {
-      out[plan] = false;
-      continue;
-    }
-    if (typeof limits !== 'object' || limits === null || Array.isArray(limits)) {
-      problems.push(`${at}: must be false or { readsPerSecond, writesPerSecond, readBurst?, writeBurst? }`);
-      continue;
-    }
-    const record = limits as Record<string, unknown>;
-    for (const key of Object.keys(record)) if (!LIMIT_KEYS.has(key)) problems.push(`${at}.${key}: unknown setting`);
-    for (const key of ['readsPerSecond', 'writesPerSecond']) if (!positive(record[key])) problems.push(`${at}.${key}: must be a number above 0`);
-    for (const key of ['readBurst', 'writeBurst']) {
-      if (record[key] !== undefined && !(positive(record[key]) && (record[key] as number) >= 1)) problems.push(`${at}.${key}: must be a number of at least 1`);
-    }
-    out[plan] = record as unknown as IpfsPlanLimits;
-  }
-  return out;
-}
-
-/** Checks one settings object (`ipfs({...})` or the config's `plugins.ipfs`); throws a `ConfigError` naming every problem. */
-export function readIpfsSettings(where: string, source: Readonly<Record<string, unknown>> | undefined): IpfsSettings {
+/** Checks one settings object (`ipfs({...})` or the config's `plugins.ipfs`) through core's validator; throws a `ConfigError` naming every problem. */
+export function readIpfsSettings(where: string, source: object | undefined): IpfsSettings {
   if (source === undefined) return {};
-  const problems: string[] = [];
-  for (const key of Object.keys(source)) if (!KEYS.has(key)) problems.push(`${where}.${key}: unknown setting`);
-  const plans = readPlans(where, source.plans, problems);
-  if (source.addTimeoutMs !== undefined && !(nonNegativeInteger(source.addTimeoutMs) && (source.addTimeoutMs as number) > 0)) problems.push(`${where}.addTimeoutMs: must be a positive integer`);
-  if (source.drainTimeoutMs !== undefined && !nonNegativeInteger(source.drainTimeoutMs)) problems.push(`${where}.drainTimeoutMs: must be an integer >= 0`);
-  if (source.secretCacheMs !== undefined && !nonNegativeInteger(source.secretCacheMs)) problems.push(`${where}.secretCacheMs: must be an integer >= 0`);
-  if (source.secretFailuresPerSecond !== undefined && !positive(source.secretFailuresPerSecond)) problems.push(`${where}.secretFailuresPerSecond: must be a number above 0`);
-  if (source.corsOrigin !== undefined && source.corsOrigin !== false && typeof source.corsOrigin !== 'string') problems.push(`${where}.corsOrigin: must be a string or false`);
-  if (source.realm !== undefined && (typeof source.realm !== 'string' || !/^[\x20-\x7e]*$/.test(source.realm) || source.realm.includes('"'))) problems.push(`${where}.realm: must be printable ASCII without quotes`);
-  if (problems.length > 0) throw new ConfigError(problems);
-  return { ...(source as IpfsSettings), ...(plans === undefined ? {} : { plans }) };
+  return validateSettings<IpfsSettings>(LAYER_SCHEMA, [source], where);
 }
 
 /** Merges settings layers (later ones win; plans merge by name over the defaults) and applies defaults. */

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { ioredis } from './peers.js';
 import type { Logger } from 'pino';
 import { Errors, GatewayError } from '../../core/index.js';
 import { DEBIT, INSERT, LOOKUP, REFUND, SETTLE, TAKE, TAKE_DEBIT, UPDATE, USAGE } from './scripts.js';
@@ -7,17 +8,17 @@ import { redisAddress, type ResolvedRedisSettings } from './settings.js';
 /** The store's Lua scripts, as commands of the client. */
 export interface ScriptCommands {
   /** {@link DEBIT} */
-  tgDebit(balance: string, credits: number, limit: number, ttlMs: number): Promise<[number, number]>;
+  tgDebit(balance: string, marker: string, credits: number, limit: number, ttlMs: number, windowMs: number): Promise<[number, number]>;
   /** {@link SETTLE} */
-  tgSettle(balance: string, credits: number, ttlMs: number): Promise<number>;
+  tgSettle(balance: string, marker: string, credits: number, ttlMs: number, windowMs: number): Promise<number>;
   /** {@link REFUND} */
-  tgRefund(balance: string, credits: number): Promise<number>;
+  tgRefund(balance: string, marker: string, credits: number, known: 0 | 1, windowMs: number): Promise<number>;
   /** {@link TAKE} */
   tgTake(bucket: string, cost: number, perSecond: number, burst: number, now: number): Promise<[number, number]>;
   /** {@link TAKE_DEBIT} */
-  tgTakeDebit(bucket: string, balance: string, cost: number, perSecond: number, burst: number, now: number, credits: number, limit: number, ttlMs: number): Promise<[number, number, number, number]>;
+  tgTakeDebit(bucket: string, balance: string, marker: string, cost: number, perSecond: number, burst: number, now: number, credits: number, limit: number, ttlMs: number, windowMs: number): Promise<[number, number, number, number]>;
   /** {@link USAGE} */
-  tgUsage(usage: string, ttlMs: number, ...groups: Array<string | number>): Promise<number>;
+  tgUsage(usage: string, marker: string, ttlMs: number, windowMs: number, ...groups: Array<string | number>): Promise<number>;
   /** {@link LOOKUP} */
   tgLookup(hashEntry: string, recordPrefix: string): Promise<string[] | null>;
   /** {@link INSERT} */
@@ -29,11 +30,24 @@ export interface ScriptCommands {
 /** An ioredis client with the store's scripts. */
 export type StoreClient = Redis & ScriptCommands;
 
+/** A change of the connection's state, as logged and exported as metrics. */
+export interface ConnectionTransition {
+  /** The new state. */
+  readonly state: 'down' | 'up';
+  /** How long the previous state lasted, in ms (since the connection opened, for the first outage). */
+  readonly afterMs: number;
+}
+
 /**
  * The store's connection to Redis: an ioredis client that reconnects by itself (backoff up to one
  * second), never queues commands while disconnected and never resends a command whose answer was lost
  * (a debit must not land twice), so every failure reaches the policy at once. Components register what
  * to do when Redis is back (write down credits spent locally, refunds, usage).
+ *
+ * The connection is down from the first failure (a closed socket or a command that timed out: a stalled
+ * Redis keeps its socket open) until Redis answers again (a reconnect, or a `PING` probe while the socket
+ * stayed open). Each transition is logged once, with how long the previous state lasted, and reported
+ * to the listeners of {@link RedisConnection.onTransition}.
  */
 export class RedisConnection {
   /** The client. */
@@ -44,7 +58,12 @@ export class RedisConnection {
   readonly address: string;
   readonly #logger: Logger | undefined;
   readonly #onReady: Array<() => Promise<void> | void> = [];
+  readonly #onTransition: Array<(transition: ConnectionTransition) => void> = [];
   #down = false;
+  #since = Date.now();
+  /** Kinds of writes whose drops were logged during the current state, so a flood logs once. */
+  readonly #droppedLogged = new Set<string>();
+  #probe: NodeJS.Timeout | undefined;
   #closed = false;
   #catchingUp = false;
   #timer: NodeJS.Timeout | undefined;
@@ -53,7 +72,7 @@ export class RedisConnection {
     this.settings = settings;
     this.address = redisAddress(settings.url);
     this.#logger = logger;
-    this.client = new Redis(settings.url, {
+    this.client = new ioredis.Redis(settings.url, {
       lazyConnect: true,
       enableOfflineQueue: false,
       enableAutoPipelining: true,
@@ -64,12 +83,12 @@ export class RedisConnection {
       retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 5), 1000),
     }) as StoreClient;
     const scripts: Array<[keyof ScriptCommands, number, string]> = [
-      ['tgDebit', 1, DEBIT],
-      ['tgSettle', 1, SETTLE],
-      ['tgRefund', 1, REFUND],
+      ['tgDebit', 2, DEBIT],
+      ['tgSettle', 2, SETTLE],
+      ['tgRefund', 2, REFUND],
       ['tgTake', 1, TAKE],
-      ['tgTakeDebit', 2, TAKE_DEBIT],
-      ['tgUsage', 1, USAGE],
+      ['tgTakeDebit', 3, TAKE_DEBIT],
+      ['tgUsage', 2, USAGE],
       ['tgLookup', 1, LOOKUP],
       ['tgInsert', 3, INSERT],
       ['tgUpdate', 1, UPDATE],
@@ -81,9 +100,19 @@ export class RedisConnection {
     this.client.on('ready', () => this.#cameBack());
   }
 
-  /** Whether commands can be sent now. */
+  /** Whether commands can be sent now: connected, and not stalled since the last failure. */
   get ready(): boolean {
-    return this.client.status === 'ready';
+    return !this.#down && this.client.status === 'ready';
+  }
+
+  /** Whether the connection is down (see the class comment). */
+  get down(): boolean {
+    return this.#down;
+  }
+
+  /** Calls `listener` on every transition (down, up). */
+  onTransition(listener: (transition: ConnectionTransition) => void): void {
+    this.#onTransition.push(listener);
   }
 
   /**
@@ -139,6 +168,7 @@ export class RedisConnection {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#timer);
+    clearInterval(this.#probe);
     if (this.ready) {
       await this.client.quit().catch(() => this.client.disconnect());
     } else {
@@ -151,6 +181,16 @@ export class RedisConnection {
     return new GatewayError(Errors.METERING_UNAVAILABLE, { message: reason, headers: { 'retry-after': '1' }, data: { retryAfterSeconds: 1 } });
   }
 
+  /**
+   * Notes that writes of `kind` were dropped (a full queue while Redis is away, or too old to send
+   * safely): logged once per kind and connection state, with the running total.
+   */
+  dropped(kind: string, total: number): void {
+    if (this.#droppedLogged.has(kind)) return;
+    this.#droppedLogged.add(kind);
+    this.#logger?.error({ redis: this.address, kind, dropped: total }, 'writes dropped while Redis was unreachable');
+  }
+
   /** Notes a failed command: logs the outage once. */
   failed(error: unknown): void {
     this.#wentDown((error as { code?: string }).code ?? (error as Error).message ?? 'command failed');
@@ -159,13 +199,36 @@ export class RedisConnection {
   #wentDown(reason: string): void {
     if (this.#down || this.#closed) return;
     this.#down = true;
-    this.#logger?.warn({ redis: this.address, reason, policy: this.settings.whenUnavailable }, 'Redis unreachable');
+    const upMs = this.#transition('down');
+    this.#logger?.warn({ redis: this.address, reason, policy: this.settings.whenUnavailable, upMs }, 'Redis unreachable');
+    // A stalled Redis keeps its socket open, so no reconnect will tell when it answers again: ask it.
+    clearInterval(this.#probe);
+    this.#probe = setInterval(() => this.#ping(), Math.min(this.settings.commandTimeoutMs, 250));
+    this.#probe.unref();
+  }
+
+  #ping(): void {
+    if (this.client.status !== 'ready') return;
+    this.client.ping().then(() => this.#cameBack(), () => { /* still down; the next probe asks again */ });
   }
 
   #cameBack(): void {
-    if (!this.#down) return;
+    if (!this.#down || this.#closed) return;
     this.#down = false;
-    this.#logger?.info({ redis: this.address }, 'Redis reachable again');
+    clearInterval(this.#probe);
+    this.#probe = undefined;
+    const downMs = this.#transition('up');
+    this.#logger?.info({ redis: this.address, downMs }, 'Redis reachable again');
     void this.catchUp();
+  }
+
+  /** Marks a transition to `state`; returns how long the previous state lasted, in ms. */
+  #transition(state: 'down' | 'up'): number {
+    const now = Date.now();
+    const afterMs = now - this.#since;
+    this.#since = now;
+    this.#droppedLogged.clear();
+    for (const listener of this.#onTransition) listener({ state, afterMs });
+    return afterMs;
   }
 }

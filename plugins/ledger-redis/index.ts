@@ -7,7 +7,9 @@
  */
 export { ledgerRedis, type RedisLedgerPlugin } from './plugin.js';
 export { createRedisStore, type RedisStore } from './redis-store.js';
-export { RedisConnection, type StoreClient, type ScriptCommands } from './connection.js';
+export { RedisConnection, type StoreClient, type ScriptCommands, type ConnectionTransition } from './connection.js';
+export { PendingWrites } from './pending-writes.js';
+export { exportConnectionMetrics } from './connection-metrics.js';
 export { RedisCreditLedger } from './redis-credit-ledger.js';
 export { RedisRateLimiter } from './redis-rate-limiter.js';
 export { RedisKeyRegistry, MAX_CACHED_KEYS } from './redis-key-registry.js';

@@ -1,6 +1,7 @@
 import { KeyRegistryToken, LayeredKeyStore, PluginError, Tokens, type TollgatePlugin } from '../../core/index.js';
 import { LEDGER_REDIS_PLUGIN, resolveRedisSettings, type RedisLedgerSettings } from './settings.js';
 import { createRedisStore, type RedisStore } from './redis-store.js';
+import { exportConnectionMetrics } from './connection-metrics.js';
 
 /** The Redis store plugin, with access to its store once registered. */
 export interface RedisLedgerPlugin extends TollgatePlugin {
@@ -37,13 +38,9 @@ export function ledgerRedis(options: RedisLedgerSettings = {}): RedisLedgerPlugi
       return store;
     },
     register(container, config) {
-      let settings;
-      try {
-        settings = resolveRedisSettings([options as Record<string, unknown>, config.plugins[LEDGER_REDIS_PLUGIN]]);
-      } catch (error) {
-        throw new PluginError((error as Error).message);
-      }
+      const settings = resolveRedisSettings([options, config.plugins[LEDGER_REDIS_PLUGIN]]);
       store = createRedisStore(settings, container.resolve(Tokens.Logger));
+      exportConnectionMetrics(store.connection);
       const configKeys = container.resolve(Tokens.KeyStore);
       container.register(Tokens.KeyStore, { useValue: new LayeredKeyStore(configKeys, store.keys) });
       container.register(KeyRegistryToken, { useValue: store.keys });

@@ -1,10 +1,27 @@
-import { MemoryCreditLedger, nextUtcMidnight, utcDay, type Balance, type CreditLedger, type DebitReceipt, type DebitResult, type RateDecision } from '../../core/index.js';
+import { MemoryCreditLedger, newDebitId, nextUtcMidnight, utcDay, type Balance, type CreditLedger, type DebitReceipt, type DebitResult, type RateDecision } from '../../core/index.js';
 import type { RedisConnection } from './connection.js';
+import { PendingWrites } from './pending-writes.js';
 
 const DAY_MS = 86_400_000;
 
 /** Keys whose daily limit an instance remembers for combined takes, at most; past it, it starts over. */
 const MAX_REMEMBERED_LIMITS = 100_000;
+
+/** A refund (or the cancellation of a debit whose command timed out) waiting for Redis. */
+interface RefundWrite {
+  readonly slot: string;
+  readonly id: string;
+  readonly credits: number;
+  /** 1 when Redis answered the debit (it was taken), 0 when its outcome is unknown. */
+  readonly known: 0 | 1;
+}
+
+/** Credits spent from a local allowance, being written to Redis under an id of their own. */
+interface Settlement {
+  readonly slot: string;
+  readonly id: string;
+  readonly credits: number;
+}
 
 /** A debit taken together with a throughput bucket, waiting for the `debit()` call it answers. */
 interface Prepaid {
@@ -27,18 +44,27 @@ interface Prepaid {
  * While Redis is unreachable the connection's policy applies: `refuse` fails the call with
  * `METERING_UNAVAILABLE`; `allowance` takes the debit from a local allowance and writes it to Redis once
  * Redis is back.
+ *
+ * Every debit has an id, and every script keyed on it applies at most once (see the scripts). A debit
+ * whose command fails or times out may still run in Redis later, so it is cancelled by id (once Redis
+ * answers again): it is given back if it ran, and becomes a no-op if it has not yet. Refunds that cannot
+ * be sent wait in a bounded queue ({@link PendingWrites}) and are sent again with the same id; nothing
+ * else is ever re-sent.
  */
 export class RedisCreditLedger implements CreditLedger {
   readonly #conn: RedisConnection;
   readonly #prefix: string;
   readonly #retainMs: number;
+  readonly #windowMs: number;
   readonly #refunded = new WeakSet<DebitReceipt>();
   /** Debits taken from the local allowance, and credits of them not yet written to Redis, by balance key. */
   readonly #local = new MemoryCreditLedger();
   readonly #localReceipts = new WeakMap<DebitReceipt, DebitReceipt>();
   readonly #owed = new Map<string, number>();
-  /** Refunds that could not reach Redis, retried when it is back. */
-  readonly #pendingRefunds: DebitReceipt[] = [];
+  /** Local credits being written to Redis, each batch under its id until Redis confirms it. */
+  readonly #settling: PendingWrites<Settlement>;
+  /** Refunds and cancellations that could not reach Redis, sent again (same id) when it is back. */
+  readonly #pendingRefunds: PendingWrites<RefundWrite>;
   /** Each key's last known balance use, so the local allowance never exceeds what the day has left. */
   readonly #lastUsed = new Map<string, number>();
   /** Daily limits by key id, learned from `debit()` calls. */
@@ -53,6 +79,9 @@ export class RedisCreditLedger implements CreditLedger {
     this.#conn = connection;
     this.#prefix = `${connection.settings.prefix}bal:`;
     this.#retainMs = connection.settings.retainDays * DAY_MS;
+    this.#windowMs = connection.settings.idempotencyWindowMs;
+    this.#settling = new PendingWrites(connection.settings.maxPendingWrites, this.#windowMs);
+    this.#pendingRefunds = new PendingWrites(connection.settings.maxPendingWrites, this.#windowMs);
     connection.onReady(() => this.#catchUp());
   }
 
@@ -60,7 +89,18 @@ export class RedisCreditLedger implements CreditLedger {
   get owed(): number {
     let total = 0;
     for (const credits of this.#owed.values()) total += credits;
+    for (const settlement of this.#settling.values()) total += settlement.credits;
     return total;
+  }
+
+  /** Refunds and cancellations waiting for Redis. */
+  get pendingRefunds(): number {
+    return this.#pendingRefunds.size;
+  }
+
+  /** Writes dropped because they waited too long or too many waited (each is logged). */
+  get droppedWrites(): number {
+    return this.#pendingRefunds.dropped + this.#settling.dropped;
   }
 
   debit(keyId: string, credits: number, dailyLimit: number, now: Date): DebitResult | Promise<DebitResult> {
@@ -73,15 +113,18 @@ export class RedisCreditLedger implements CreditLedger {
     if (prepaid !== undefined) return prepaid;
     const slot = `${this.#prefix}${day}:${keyId}`;
     if (!this.#conn.ready) return this.#offline(slot, keyId, day, credits, dailyLimit, now);
+    const id = newDebitId();
     // Expiry is relative to the gateway's clock (the day ends for it), so an injected clock works too.
-    return this.#conn.client.tgDebit(slot, credits, dailyLimit, this.#dayEnds - now.getTime() + this.#retainMs).then(
+    return this.#conn.client.tgDebit(slot, this.#marker(id), credits, dailyLimit, this.#dayEnds - now.getTime() + this.#retainMs, this.#windowMs).then(
       ([ok, used]): DebitResult => {
         this.#lastUsed.set(slot, used);
-        if (ok === 1) return { ok: true, receipt: { keyId, day, credits }, remaining: dailyLimit - used };
+        if (ok === 1) return { ok: true, receipt: { id, keyId, day, credits }, remaining: dailyLimit - used };
+        if (ok === 2) throw this.#conn.unavailable();
         return { ok: false, remaining: Math.max(0, dailyLimit - used), resetsAt: nextUtcMidnight(now) };
       },
       (error: unknown) => {
         this.#conn.failed(error);
+        this.#cancel(slot, id, credits);
         return this.#offline(slot, keyId, day, credits, dailyLimit, now);
       },
     );
@@ -99,17 +142,20 @@ export class RedisCreditLedger implements CreditLedger {
     const at = new Date(now);
     const day = this.#today(at);
     const slot = `${this.#prefix}${day}:${keyId}`;
-    return this.#conn.client.tgTakeDebit(bucketKey, slot, cost, perSecond, burst, now, cost, limit, this.#dayEnds - now + this.#retainMs).then(
+    const id = newDebitId();
+    return this.#conn.client.tgTakeDebit(bucketKey, slot, this.#marker(id), cost, perSecond, burst, now, cost, limit, this.#dayEnds - now + this.#retainMs, this.#windowMs).then(
       ([passed, retryAfterMs, ok, used]): RateDecision => {
         if (passed !== 1) return { ok: false, retryAfterMs };
+        if (ok === 2) throw this.#conn.unavailable();
         this.#lastUsed.set(slot, used);
         const result: DebitResult =
-          ok === 1 ? { ok: true, receipt: { keyId, day, credits: cost }, remaining: limit - used } : { ok: false, remaining: Math.max(0, limit - used), resetsAt: nextUtcMidnight(at) };
+          ok === 1 ? { ok: true, receipt: { id, keyId, day, credits: cost }, remaining: limit - used } : { ok: false, remaining: Math.max(0, limit - used), resetsAt: nextUtcMidnight(at) };
         this.#hold(keyId, { credits: cost, limit, day, result });
         return { ok: true };
       },
       (error: unknown) => {
         this.#conn.failed(error);
+        this.#cancel(slot, id, cost);
         throw error;
       },
     );
@@ -129,23 +175,14 @@ export class RedisCreditLedger implements CreditLedger {
         return;
       }
     }
-    if (!this.#conn.ready) {
-      this.#pendingRefunds.push(receipt);
-      return;
-    }
-    return this.#conn.client.tgRefund(slot, receipt.credits).then(
-      () => {},
-      (error: unknown) => {
-        this.#conn.failed(error);
-        this.#pendingRefunds.push(receipt);
-      },
-    );
+    return this.#send({ slot, id: receipt.id, credits: receipt.credits, known: 1 });
   }
 
   async balance(keyId: string, dailyLimit: number, now: Date): Promise<Balance> {
     const day = utcDay(now);
     const slot = `${this.#prefix}${day}:${keyId}`;
-    const used = Number((await this.#conn.client.get(slot)) ?? 0) + (this.#owed.get(slot) ?? 0);
+    let used = Number((await this.#conn.client.get(slot)) ?? 0) + (this.#owed.get(slot) ?? 0);
+    for (const settlement of this.#settling.values()) if (settlement.slot === slot) used += settlement.credits;
     return { day, used, remaining: Math.max(0, dailyLimit - used), resetsAt: nextUtcMidnight(now) };
   }
 
@@ -160,7 +197,7 @@ export class RedisCreditLedger implements CreditLedger {
       if (left <= allowance) return { ok: false, remaining: result.remaining, resetsAt: nextUtcMidnight(now) };
       throw this.#conn.unavailable(`the credit ledger (Redis at ${this.#conn.address}) is unreachable and this instance's local allowance for the key is spent`);
     }
-    const receipt: DebitReceipt = { keyId, day, credits };
+    const receipt: DebitReceipt = { id: newDebitId(), keyId, day, credits };
     this.#localReceipts.set(receipt, result.receipt);
     this.#owe(slot, credits);
     return { ok: true, receipt, remaining: result.remaining };
@@ -191,22 +228,54 @@ export class RedisCreditLedger implements CreditLedger {
     return prepaid!.result;
   }
 
+  /** A debit whose command failed may still run in Redis: cancel it by id once Redis answers again. */
+  #cancel(slot: string, id: string, credits: number): void {
+    this.#queue({ slot, id, credits, known: 0 });
+  }
+
+  /** Sends a refund (or cancellation) now if Redis is reachable; otherwise, or if it fails, queues it. */
+  #send(write: RefundWrite): void | Promise<void> {
+    if (!this.#conn.ready) return this.#queue(write);
+    return this.#conn.client.tgRefund(write.slot, this.#marker(write.id), write.credits, write.known, this.#windowMs).then(
+      () => {},
+      (error: unknown) => {
+        this.#conn.failed(error);
+        this.#queue(write);
+      },
+    );
+  }
+
+  #queue(write: RefundWrite): void {
+    if (!this.#pendingRefunds.push(write)) this.#conn.dropped('refund', this.#pendingRefunds.dropped);
+  }
+
+  #marker(id: string): string {
+    return `${this.#conn.settings.prefix}once:${id}`;
+  }
+
   #owe(slot: string, credits: number): void {
     const owed = (this.#owed.get(slot) ?? 0) + credits;
     if (owed === 0) this.#owed.delete(slot);
     else this.#owed.set(slot, owed);
   }
 
-  /** Writes down what was spent locally and refunds that could not be sent. */
+  /**
+   * Writes down what was spent locally (each batch under its own id, so a batch that times out and is
+   * sent again lands once), then the refunds and cancellations that could not be sent.
+   */
   async #catchUp(): Promise<void> {
     for (const [slot, credits] of [...this.#owed]) {
-      await this.#conn.client.tgSettle(slot, credits, DAY_MS + this.#retainMs);
       this.#owe(slot, -credits);
+      if (!this.#settling.push({ slot, id: newDebitId(), credits })) this.#conn.dropped('settlement', this.#settling.dropped);
     }
-    while (this.#pendingRefunds.length > 0) {
-      const receipt = this.#pendingRefunds[0]!;
-      await this.#conn.client.tgRefund(`${this.#prefix}${receipt.day}:${receipt.keyId}`, receipt.credits);
-      this.#pendingRefunds.shift();
+    const settled = this.#settling.dropped;
+    const refunded = this.#pendingRefunds.dropped;
+    try {
+      await this.#settling.drain((s) => this.#conn.client.tgSettle(s.slot, this.#marker(s.id), s.credits, DAY_MS + this.#retainMs, this.#windowMs));
+      await this.#pendingRefunds.drain((r) => this.#conn.client.tgRefund(r.slot, this.#marker(r.id), r.credits, r.known, this.#windowMs));
+    } finally {
+      if (this.#settling.dropped > settled) this.#conn.dropped('settlement', this.#settling.dropped);
+      if (this.#pendingRefunds.dropped > refunded) this.#conn.dropped('refund', this.#pendingRefunds.dropped);
     }
   }
 

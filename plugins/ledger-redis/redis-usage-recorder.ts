@@ -1,5 +1,6 @@
-import { UtcDayCache, type UsageEvent, type UsageRecorder, type UsageTotals } from '../../core/index.js';
+import { UtcDayCache, newDebitId, type UsageEvent, type UsageRecorder, type UsageTotals } from '../../core/index.js';
 import type { RedisConnection } from './connection.js';
+import { PendingWrites } from './pending-writes.js';
 
 const DAY_MS = 86_400_000;
 
@@ -10,6 +11,8 @@ const MAX_METHOD_LENGTH = 64;
 export const MAX_PENDING_USAGE = 100_000;
 
 interface Pending extends UsageTotals {
+  cacheHits: number;
+  cacheMisses: number;
   readonly keyId: string;
   readonly day: string;
   readonly method: string;
@@ -17,11 +20,24 @@ interface Pending extends UsageTotals {
   at: number;
 }
 
+/** One script call: the totals of one usage hash, under an id of their own. */
+interface UsageWrite {
+  readonly hash: string;
+  readonly id: string;
+  readonly ttlMs: number;
+  readonly groups: ReadonlyArray<string | number>;
+}
+
 /**
  * Usage counters per key, UTC day and method in Redis hashes (`<prefix>use:<day>:<key id>`, fields
- * `<method>|calls`, `|credits`, `|bytes`, `|failed`) that expire by themselves `retainDays` after their
+ * `<method>|calls`, `|credits`, `|bytes`, `|failed`, and `|cacheHits`, `|cacheMisses` once a response cache
+ * counted one) that expire by themselves `retainDays` after their
  * day. Events are added up in memory and written every `usageFlushMs` (and when the gateway stops); while
  * Redis is unreachable they keep adding up, and are written once it is back.
+ *
+ * Each write carries an id that the script keeps for the idempotency window, and a write that fails is
+ * sent again unchanged (same id, same totals), never merged into later totals: a write that timed out
+ * but ran in Redis anyway is not counted twice.
  */
 export class RedisUsageRecorder implements UsageRecorder {
   readonly #conn: RedisConnection;
@@ -29,18 +45,20 @@ export class RedisUsageRecorder implements UsageRecorder {
   readonly #retainMs: number;
   readonly #days = new UtcDayCache();
   #pending = new Map<string, Pending>();
+  readonly #unsent: PendingWrites<UsageWrite>;
   #dropped = 0;
 
   constructor(connection: RedisConnection) {
     this.#conn = connection;
     this.#prefix = `${connection.settings.prefix}use:`;
     this.#retainMs = connection.settings.retainDays * DAY_MS;
+    this.#unsent = new PendingWrites(connection.settings.maxPendingWrites, connection.settings.idempotencyWindowMs);
     connection.onReady(() => this.flush());
   }
 
-  /** Events dropped because too many distinct totals were waiting for Redis. */
+  /** Events dropped because too many distinct totals were waiting for Redis, plus writes dropped for waiting too long. */
   get dropped(): number {
-    return this.#dropped;
+    return this.#dropped + this.#unsent.dropped;
   }
 
   record(event: UsageEvent): void {
@@ -53,19 +71,34 @@ export class RedisUsageRecorder implements UsageRecorder {
         this.#dropped++;
         return;
       }
-      pending = { keyId: event.keyId, day, method, calls: 0, credits: 0, bytes: 0, failed: 0, at: event.at };
+      pending = { keyId: event.keyId, day, method, calls: 0, credits: 0, bytes: 0, failed: 0, cacheHits: 0, cacheMisses: 0, at: event.at };
       this.#pending.set(slot, pending);
     }
     pending.calls += event.calls;
     pending.credits += event.credits;
     pending.bytes += event.bytes;
     if (event.failed) pending.failed += event.calls;
+    if (event.cache === 'hit') pending.cacheHits += event.calls;
+    else if (event.cache === 'miss') pending.cacheMisses += event.calls;
     pending.at = Math.max(pending.at, event.at);
   }
 
-  /** Writes the totals gathered so far; what cannot be written is kept for the next try. */
+  /** Writes the totals gathered so far, and writes that failed before; what cannot be written is kept for the next try. */
   async flush(): Promise<void> {
-    if (this.#pending.size === 0 || !this.#conn.ready) return;
+    if (!this.#conn.ready) return;
+    if (this.#pending.size > 0) this.#seal();
+    if (this.#unsent.size === 0) return;
+    const window = this.#conn.settings.idempotencyWindowMs;
+    const before = this.#unsent.dropped;
+    try {
+      await this.#unsent.drainConcurrently((w) => this.#conn.client.tgUsage(w.hash, `${this.#conn.settings.prefix}once:${w.id}`, w.ttlMs, window, ...w.groups));
+    } finally {
+      if (this.#unsent.dropped > before) this.#conn.dropped('usage', this.#unsent.dropped);
+    }
+  }
+
+  /** Turns the totals gathered so far into writes, one per usage hash, each with its id. */
+  #seal(): void {
     const batch = this.#pending;
     this.#pending = new Map();
     const byHash = new Map<string, Pending[]>();
@@ -75,19 +108,12 @@ export class RedisUsageRecorder implements UsageRecorder {
       if (list === undefined) byHash.set(hash, [p]);
       else list.push(p);
     }
-    const writes = [...byHash].map(async ([hash, list]) => {
+    for (const [hash, list] of byHash) {
       const dayEnds = Date.parse(`${list[0]!.day}T00:00:00Z`) + DAY_MS;
-      const ttl = Math.max(1, dayEnds - Math.max(...list.map((p) => p.at)) + this.#retainMs);
-      const groups = list.flatMap((p) => [p.method, p.calls, p.credits, p.bytes, p.failed]);
-      try {
-        await this.#conn.client.tgUsage(hash, ttl, ...groups);
-      } catch (error) {
-        for (const p of list) this.#merge(p);
-        throw error;
-      }
-    });
-    const failed = (await Promise.allSettled(writes)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
+      const ttlMs = Math.max(1, dayEnds - Math.max(...list.map((p) => p.at)) + this.#retainMs);
+      const groups = list.flatMap((p) => [p.method, p.calls, p.credits, p.bytes, p.failed, p.cacheHits, p.cacheMisses]);
+      if (!this.#unsent.push({ hash, id: newDebitId(), ttlMs, groups })) this.#conn.dropped('usage', this.#unsent.dropped);
+    }
   }
 
   async usage(keyId: string, day: string): Promise<Record<string, UsageTotals>> {
@@ -98,22 +124,9 @@ export class RedisUsageRecorder implements UsageRecorder {
       const method = field.slice(0, bar);
       const name = field.slice(bar + 1) as keyof UsageTotals;
       const totals = (out[method] ??= { calls: 0, credits: 0, bytes: 0, failed: 0 });
-      if (name in totals) totals[name] = Number(value);
+      // The cache counts exist only once a cache counted one, as in the memory recorder.
+      if (name in totals || name === 'cacheHits' || name === 'cacheMisses') totals[name] = Number(value);
     }
     return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  }
-
-  #merge(p: Pending): void {
-    const slot = `${p.day}:${p.keyId}\n${p.method}`;
-    const pending = this.#pending.get(slot);
-    if (pending === undefined) {
-      this.#pending.set(slot, { ...p });
-      return;
-    }
-    pending.calls += p.calls;
-    pending.credits += p.credits;
-    pending.bytes += p.bytes;
-    pending.failed += p.failed;
-    pending.at = Math.max(pending.at, p.at);
   }
 }

@@ -1,25 +1,51 @@
 /**
  * The Lua scripts of the Redis store. Each runs atomically inside Redis, so no read-modify-write race
  * exists between gateway instances: a check and the change it guards are one step.
+ *
+ * Every write of a debit is keyed on the debit's id through a marker key (`<prefix>once:<id>`) that lives
+ * for the idempotency window: the debit's credits once it was taken, `r` once it was refunded or
+ * cancelled. A debit that finds a marker, or a refund that finds `r`, changes nothing, so a command that
+ * timed out and runs late, or is sent again, is applied at most once. Settlements and usage batches
+ * carry an id of their own, kept the same way.
  */
 
-/** KEYS: balance. ARGV: credits, daily limit, time to live (ms). Takes the credits if they fit: `{1, used}` or `{0, used}`. */
+/**
+ * KEYS: balance, debit marker. ARGV: credits, daily limit, time to live (ms), idempotency window (ms).
+ * Takes the credits if they fit: `{1, used}` or `{0, used}`; `{2, used}` when the debit's id was already
+ * taken or cancelled (nothing changes).
+ */
 export const DEBIT = `
+if redis.call('EXISTS', KEYS[2]) == 1 then return {2, tonumber(redis.call('GET', KEYS[1]) or '0')} end
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 local credits = tonumber(ARGV[1])
 if used + credits > tonumber(ARGV[2]) then return {0, used} end
 used = redis.call('INCRBY', KEYS[1], credits)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[4])
 return {1, used}`;
 
-/** KEYS: balance. ARGV: credits, time to live (ms). Adds credits spent while Redis was unreachable, whatever the limit. */
+/**
+ * KEYS: balance, batch marker. ARGV: credits, time to live (ms), idempotency window (ms). Adds credits
+ * spent while Redis was unreachable, whatever the limit, once per batch id: the new use, or -1 when that
+ * batch was already added.
+ */
 export const SETTLE = `
+if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[3]) then return -1 end
 local used = redis.call('INCRBY', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return used`;
 
-/** KEYS: balance. ARGV: credits. Gives credits back, never below zero, never re-creating an expired day. */
+/**
+ * KEYS: balance, debit marker. ARGV: credits, whether the debit is known to have been taken (1|0),
+ * idempotency window (ms). Gives a debit back once: never below zero, never re-creating an expired day.
+ * A debit whose outcome is unknown (its command timed out) and that Redis has not seen is cancelled
+ * instead: its marker makes it a no-op should it still arrive.
+ */
 export const REFUND = `
+local mark = redis.call('GET', KEYS[2])
+if mark == 'r' then return 0 end
+redis.call('SET', KEYS[2], 'r', 'PX', ARGV[3])
+if not mark and ARGV[2] ~= '1' then return 0 end
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local used = redis.call('DECRBY', KEYS[1], ARGV[1])
 if used < 0 then
@@ -66,16 +92,21 @@ if allowed then return {1, 0} end
 return {0, math.ceil((need - tokens) / rate * 1000)}`;
 
 /**
- * KEYS: usage hash of a key and day. ARGV: time to live (ms), then groups of five: method, calls, credits, bytes,
- * failed. Adds the totals to fields `<method>|calls` and so on.
+ * KEYS: usage hash of a key and day, batch marker. ARGV: time to live (ms), idempotency window (ms), then
+ * groups of seven: method, calls, credits, bytes, failed, cache hits, cache misses. Adds the totals to
+ * fields `<method>|calls` and so on (`|cacheHits`, `|cacheMisses`), once per batch id: 0 when that batch
+ * was already added.
  */
 export const USAGE = `
-for i = 2, #ARGV, 5 do
+if not redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[2]) then return 0 end
+for i = 3, #ARGV, 7 do
   local method = ARGV[i]
   redis.call('HINCRBY', KEYS[1], method .. '|calls', ARGV[i + 1])
   if ARGV[i + 2] ~= '0' then redis.call('HINCRBY', KEYS[1], method .. '|credits', ARGV[i + 2]) end
   if ARGV[i + 3] ~= '0' then redis.call('HINCRBY', KEYS[1], method .. '|bytes', ARGV[i + 3]) end
   if ARGV[i + 4] ~= '0' then redis.call('HINCRBY', KEYS[1], method .. '|failed', ARGV[i + 4]) end
+  if ARGV[i + 5] ~= '0' then redis.call('HINCRBY', KEYS[1], method .. '|cacheHits', ARGV[i + 5]) end
+  if ARGV[i + 6] ~= '0' then redis.call('HINCRBY', KEYS[1], method .. '|cacheMisses', ARGV[i + 6]) end
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1`;
@@ -109,15 +140,17 @@ if #ARGV > 2 then redis.call('HSET', KEYS[1], unpack(ARGV, 3)) end
 return {1, old}`;
 
 /**
- * KEYS: bucket, balance. ARGV: cost, tokens per second, burst, now (ms), credits, daily limit, time to
- * live of the balance (ms). {@link TAKE} and then, if the bucket let the call through, {@link DEBIT}, in
- * one atomic step: `{1, 0, 1|0, used}` or `{0, retry after ms, 0, 0}`.
+ * KEYS: bucket, balance, debit marker. ARGV: cost, tokens per second, burst, now (ms), credits, daily
+ * limit, time to live of the balance (ms), idempotency window (ms). {@link TAKE} and then, if the bucket
+ * let the call through, {@link DEBIT}, in one atomic step: `{1, 0, 1|0|2, used}` or `{0, retry after ms, 0, 0}`.
  */
 export const TAKE_DEBIT = `${BUCKET}
 if not allowed then return {0, math.ceil((need - tokens) / rate * 1000), 0, 0} end
+if redis.call('EXISTS', KEYS[3]) == 1 then return {1, 0, 2, tonumber(redis.call('GET', KEYS[2]) or '0')} end
 local used = tonumber(redis.call('GET', KEYS[2]) or '0')
 local credits = tonumber(ARGV[5])
 if used + credits > tonumber(ARGV[6]) then return {1, 0, 0, used} end
 used = redis.call('INCRBY', KEYS[2], credits)
 redis.call('PEXPIRE', KEYS[2], ARGV[7])
+redis.call('SET', KEYS[3], ARGV[5], 'PX', ARGV[8])
 return {1, 0, 1, used}`;

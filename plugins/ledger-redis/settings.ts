@@ -1,3 +1,5 @@
+import { validateSettings } from '../../core/index.js';
+
 /** The plugin's name, and the key of its settings under `plugins` in the config. */
 export const LEDGER_REDIS_PLUGIN = 'ledger-redis';
 
@@ -32,6 +34,14 @@ export interface RedisLedgerSettings {
   readonly usageFlushMs?: number;
   /** Days balances and usage are kept after their day ended; Redis expires them by itself (default 90). */
   readonly retainDays?: number;
+  /**
+   * How long Redis remembers that a debit, refund or usage batch was applied, in ms (default 600000): a
+   * write retried, or applied late after a timeout, within this window takes effect once. Writes still
+   * waiting for Redis after this long are dropped (and logged) rather than risk applying them twice.
+   */
+  readonly idempotencyWindowMs?: number;
+  /** Writes (refunds, cancelled debits, usage batches) held at most while Redis is away; beyond, new ones are dropped and logged (default 100000). */
+  readonly maxPendingWrites?: number;
 }
 
 /** Settings with every default applied. */
@@ -54,6 +64,10 @@ export interface ResolvedRedisSettings {
   readonly usageFlushMs: number;
   /** See {@link RedisLedgerSettings.retainDays}. */
   readonly retainDays: number;
+  /** See {@link RedisLedgerSettings.idempotencyWindowMs}. */
+  readonly idempotencyWindowMs: number;
+  /** See {@link RedisLedgerSettings.maxPendingWrites}. */
+  readonly maxPendingWrites: number;
 }
 
 const DEFAULTS: ResolvedRedisSettings = {
@@ -66,46 +80,37 @@ const DEFAULTS: ResolvedRedisSettings = {
   keyCacheMs: 5000,
   usageFlushMs: 250,
   retainDays: 90,
+  idempotencyWindowMs: 600_000,
+  maxPendingWrites: 100_000,
 };
+
+/** The settings' schema: unknown or bad fields are refused by name, in the gateway's configuration format. */
+const SETTINGS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    url: { type: 'string', pattern: '^rediss?://', default: DEFAULTS.url },
+    prefix: { type: 'string', default: DEFAULTS.prefix },
+    whenUnavailable: { enum: ['refuse', 'allowance'], default: DEFAULTS.whenUnavailable },
+    localAllowance: { type: 'integer', minimum: 0, default: DEFAULTS.localAllowance },
+    commandTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULTS.commandTimeoutMs },
+    connectTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULTS.connectTimeoutMs },
+    keyCacheMs: { type: 'integer', minimum: 0, default: DEFAULTS.keyCacheMs },
+    usageFlushMs: { type: 'integer', minimum: 1, default: DEFAULTS.usageFlushMs },
+    retainDays: { type: 'integer', minimum: 1, default: DEFAULTS.retainDays },
+    idempotencyWindowMs: { type: 'integer', minimum: 1000, default: DEFAULTS.idempotencyWindowMs },
+    maxPendingWrites: { type: 'integer', minimum: 1, default: DEFAULTS.maxPendingWrites },
+  },
+} as const;
 
 /**
  * Checks settings from code or config (`where` names them in errors) and applies defaults; later sources
  * win over earlier ones.
  *
- * @throws Error naming the offending field.
+ * @throws ConfigError naming each offending field.
  */
-export function resolveRedisSettings(sources: ReadonlyArray<Readonly<Record<string, unknown>> | undefined>, where = `plugins.${LEDGER_REDIS_PLUGIN}`): ResolvedRedisSettings {
-  const merged: Record<string, unknown> = { ...DEFAULTS };
-  for (const source of sources) {
-    if (source === undefined) continue;
-    for (const [name, value] of Object.entries(source)) {
-      if (!(name in DEFAULTS)) throw new Error(`${where}.${name}: is not a known field (known: ${Object.keys(DEFAULTS).join(', ')})`);
-      if (value !== undefined) merged[name] = value;
-    }
-  }
-  const text = (name: string, pattern?: RegExp): string => {
-    const value = merged[name];
-    if (typeof value !== 'string' || (pattern !== undefined && !pattern.test(value))) throw new Error(`${where}.${name}: must be a string${pattern === undefined ? '' : ` matching ${pattern}`}`);
-    return value;
-  };
-  const whole = (name: string, min: number): number => {
-    const value = merged[name];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw new Error(`${where}.${name}: must be an integer >= ${min}`);
-    return value;
-  };
-  const policy = merged.whenUnavailable;
-  if (policy !== 'refuse' && policy !== 'allowance') throw new Error(`${where}.whenUnavailable: must be one of refuse, allowance`);
-  return {
-    url: text('url', /^rediss?:\/\//),
-    prefix: text('prefix'),
-    whenUnavailable: policy,
-    localAllowance: whole('localAllowance', 0),
-    commandTimeoutMs: whole('commandTimeoutMs', 1),
-    connectTimeoutMs: whole('connectTimeoutMs', 1),
-    keyCacheMs: whole('keyCacheMs', 0),
-    usageFlushMs: whole('usageFlushMs', 1),
-    retainDays: whole('retainDays', 1),
-  };
+export function resolveRedisSettings(sources: ReadonlyArray<object | undefined>, where = `plugins.${LEDGER_REDIS_PLUGIN}`): ResolvedRedisSettings {
+  return validateSettings<ResolvedRedisSettings>(SETTINGS_SCHEMA, sources, where);
 }
 
 /** `host:port` of a Redis URL, without credentials: what logs and errors may show. */

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { betterSqlite3 } from './peers.js';
 import type { ResolvedSqliteSettings } from './settings.js';
 
 /** A better-sqlite3 connection. */
@@ -41,6 +42,15 @@ const MIGRATIONS: readonly string[] = [
    ) WITHOUT ROWID;
    CREATE INDEX balances_by_day ON balances (day);
    CREATE INDEX usage_by_day ON usage (day);`,
+  // Refunds by debit id, so a refund is applied at most once, in the transaction that gives the credits back.
+  `CREATE TABLE refunds (
+     id  TEXT PRIMARY KEY,
+     day TEXT NOT NULL
+   ) WITHOUT ROWID;
+   CREATE INDEX refunds_by_day ON refunds (day);`,
+  // Calls a response cache answered (hits) and cacheable calls that went upstream (misses).
+  `ALTER TABLE usage ADD COLUMN cache_hits INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE usage ADD COLUMN cache_misses INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 /**
@@ -49,7 +59,7 @@ const MIGRATIONS: readonly string[] = [
  */
 export function openDatabase(settings: ResolvedSqliteSettings): SqliteDatabase {
   if (settings.path !== ':memory:') mkdirSync(dirname(settings.path), { recursive: true });
-  const db = new Database(settings.path, { timeout: settings.busyTimeoutMs });
+  const db = new betterSqlite3.default(settings.path, { timeout: settings.busyTimeoutMs });
   try {
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${settings.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);

@@ -1,4 +1,4 @@
-import { KeyRegistryToken, LayeredKeyStore, PluginError, Tokens, type TollgatePlugin } from '../../core/index.js';
+import { instanceCachingFactory, KeyRegistryToken, LayeredKeyStore, PluginError, Tokens, type TollgatePlugin } from '../../core/index.js';
 import { LEDGER_SQLITE_PLUGIN, resolveSqliteSettings, type SqliteLedgerSettings } from './settings.js';
 import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
 
@@ -7,7 +7,7 @@ export interface SqliteLedgerPlugin extends TollgatePlugin {
   /**
    * The open store.
    *
-   * @throws Error before the plugin was registered in a gateway.
+   * @throws Error before the plugin's gateway started it.
    */
   readonly store: SqliteStore;
 }
@@ -28,24 +28,32 @@ export interface SqliteLedgerPlugin extends TollgatePlugin {
  * ```
  */
 export function ledgerSqlite(options: SqliteLedgerSettings = {}): SqliteLedgerPlugin {
+  let settings: ReturnType<typeof resolveSqliteSettings> | undefined;
   let store: SqliteStore | undefined;
+  const opened = (): SqliteStore => {
+    if (store === undefined) throw new Error('the ledger-sqlite plugin is not started in a gateway yet');
+    return store;
+  };
   return {
     name: LEDGER_SQLITE_PLUGIN,
     get store(): SqliteStore {
-      if (store === undefined) throw new Error('the ledger-sqlite plugin is not registered in a gateway yet');
-      return store;
+      return opened();
     },
+    // Bindings only: the database opens in start(), and the gateway resolves these after it.
     register(container, config) {
-      try {
-        store = openSqliteStore(resolveSqliteSettings([options as Record<string, unknown>, config.plugins[LEDGER_SQLITE_PLUGIN]]));
-      } catch (error) {
-        throw new PluginError(`${LEDGER_SQLITE_PLUGIN}: ${(error as Error).message}`);
-      }
+      settings = resolveSqliteSettings([options, config.plugins[LEDGER_SQLITE_PLUGIN]]);
       const configKeys = container.resolve(Tokens.KeyStore);
-      container.register(Tokens.KeyStore, { useValue: new LayeredKeyStore(configKeys, store.keys) });
-      container.register(KeyRegistryToken, { useValue: store.keys });
-      container.register(Tokens.CreditLedger, { useValue: store.ledger });
-      container.register(Tokens.UsageRecorder, { useValue: store.usage });
+      container.register(Tokens.KeyStore, { useFactory: instanceCachingFactory(() => new LayeredKeyStore(configKeys, opened().keys)) });
+      container.register(KeyRegistryToken, { useFactory: () => opened().keys });
+      container.register(Tokens.CreditLedger, { useFactory: () => opened().ledger });
+      container.register(Tokens.UsageRecorder, { useFactory: () => opened().usage });
+    },
+    async start() {
+      try {
+        store = openSqliteStore(settings);
+      } catch (error) {
+        throw new PluginError(`${LEDGER_SQLITE_PLUGIN}: ${(error as Error).message}`, { code: 'PLUGIN_START_FAILED', plugin: LEDGER_SQLITE_PLUGIN, cause: error });
+      }
     },
     async stop() {
       store?.close();

@@ -1,3 +1,5 @@
+import { validateSettings } from '../../core/index.js';
+
 /** The plugin's name, and the key of its settings under `plugins` in the config. */
 export const LEDGER_SQLITE_PLUGIN = 'ledger-sqlite';
 
@@ -35,31 +37,25 @@ export interface ResolvedSqliteSettings {
 /** The default database file. */
 export const DEFAULT_SQLITE_PATH = '.data/tollgate.db';
 
-const KNOWN = new Set(['path', 'synchronous', 'retainDays', 'busyTimeoutMs']);
+/** The settings' schema: unknown or bad fields are refused by name, in the gateway's configuration format. */
+const SETTINGS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    path: { type: 'string', minLength: 1, default: DEFAULT_SQLITE_PATH },
+    synchronous: { enum: ['normal', 'full'], default: 'normal' },
+    retainDays: { type: 'integer', minimum: 1, default: 90 },
+    busyTimeoutMs: { type: 'integer', minimum: 0, default: 5000 },
+  },
+} as const;
 
 /**
  * Checks settings from code or config (`where` names them in errors) and applies defaults; later sources
  * win over earlier ones.
  *
- * @throws Error naming the offending field.
+ * @throws ConfigError naming each offending field.
  */
-export function resolveSqliteSettings(sources: ReadonlyArray<Readonly<Record<string, unknown>> | undefined>, where = `plugins.${LEDGER_SQLITE_PLUGIN}`): ResolvedSqliteSettings {
-  const merged: Record<string, unknown> = {};
-  for (const source of sources) {
-    if (source === undefined) continue;
-    for (const [name, value] of Object.entries(source)) {
-      if (!KNOWN.has(name)) throw new Error(`${where}.${name}: is not a known field (known: ${[...KNOWN].join(', ')})`);
-      if (value !== undefined) merged[name] = value;
-    }
-  }
-  const path = merged.path ?? DEFAULT_SQLITE_PATH;
-  if (typeof path !== 'string' || path === '') throw new Error(`${where}.path: must be a non-empty string`);
-  const synchronous = merged.synchronous ?? 'normal';
-  if (synchronous !== 'normal' && synchronous !== 'full') throw new Error(`${where}.synchronous: must be one of normal, full`);
-  const whole = (name: string, fallback: number, min: number): number => {
-    const value = merged[name] ?? fallback;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw new Error(`${where}.${name}: must be an integer >= ${min}`);
-    return value;
-  };
-  return { path, synchronous, retainDays: whole('retainDays', 90, 1), busyTimeoutMs: whole('busyTimeoutMs', 5000, 0) };
+export function resolveSqliteSettings(sources: ReadonlyArray<object | undefined>, where = `plugins.${LEDGER_SQLITE_PLUGIN}`): ResolvedSqliteSettings {
+  const { path, synchronous, retainDays, busyTimeoutMs } = validateSettings<ResolvedSqliteSettings>(SETTINGS_SCHEMA, sources, where);
+  return { path, synchronous, retainDays, busyTimeoutMs };
 }

@@ -1,4 +1,4 @@
-import { nextUtcMidnight, utcDay, type Balance, type CreditLedger, type DebitReceipt, type DebitResult } from '../../core/index.js';
+import { newDebitId, nextUtcMidnight, utcDay, type Balance, type CreditLedger, type DebitReceipt, type DebitResult } from '../../core/index.js';
 import type { SqliteDatabase, SqliteStatement } from './database.js';
 import type { GroupCommit } from './group-commit.js';
 
@@ -9,13 +9,17 @@ const DAY_MS = 86_400_000;
  * only once its transaction is committed, so a call is dispatched only after its debit is on disk:
  * killing the gateway loses nothing that was charged. Debits of one event-loop turn share a transaction
  * ({@link GroupCommit}); between processes sharing the file, SQLite's write lock keeps them exact.
+ *
+ * A debit is never retried (a transaction that fails rolls back whole, and its caller hears so), so it
+ * is applied at most once by construction. A refund records its debit id in the same transaction that
+ * gives the credits back, and a second refund of that id changes nothing.
  */
 export class SqliteCreditLedger implements CreditLedger {
   readonly #writer: GroupCommit;
-  readonly #refunded = new WeakSet<DebitReceipt>();
   readonly #take: SqliteStatement<[string, string, number, number], number>;
   readonly #used: SqliteStatement<[string, string], number>;
   readonly #giveBack: SqliteStatement<[number, string, string]>;
+  readonly #markRefunded: SqliteStatement<[string, string]>;
   readonly #prune: (before: string) => void;
   readonly #retainDays: number;
   #today = '';
@@ -33,11 +37,14 @@ export class SqliteCreditLedger implements CreditLedger {
       .pluck();
     this.#used = db.prepare<[string, string], number>('SELECT used FROM balances WHERE key_id = ? AND day = ?').pluck();
     this.#giveBack = db.prepare<[number, string, string]>('UPDATE balances SET used = max(0, used - ?) WHERE key_id = ? AND day = ?');
+    this.#markRefunded = db.prepare<[string, string]>('INSERT OR IGNORE INTO refunds (id, day) VALUES (?, ?)');
+    const pruneRefunds = db.prepare<[string]>('DELETE FROM refunds WHERE day < ?');
     const pruneBalances = db.prepare<[string]>('DELETE FROM balances WHERE day < ?');
     const pruneUsage = db.prepare<[string]>('DELETE FROM usage WHERE day < ?');
     this.#prune = (before) => {
       pruneBalances.run(before);
       pruneUsage.run(before);
+      pruneRefunds.run(before);
     };
   }
 
@@ -45,16 +52,16 @@ export class SqliteCreditLedger implements CreditLedger {
     const day = this.#roll(now);
     return this.#writer.run((): DebitResult => {
       const used = credits <= dailyLimit ? this.#take.get(keyId, day, credits, dailyLimit) : undefined;
-      if (used !== undefined) return { ok: true, receipt: { keyId, day, credits }, remaining: dailyLimit - used };
+      if (used !== undefined) return { ok: true, receipt: { id: newDebitId(), keyId, day, credits }, remaining: dailyLimit - used };
       const before = this.#used.get(keyId, day) ?? 0;
       return { ok: false, remaining: Math.max(0, dailyLimit - before), resetsAt: nextUtcMidnight(now) };
     });
   }
 
   refund(receipt: DebitReceipt): Promise<void> | void {
-    if (this.#refunded.has(receipt)) return;
-    this.#refunded.add(receipt);
-    return this.#writer.run(() => void this.#giveBack.run(receipt.credits, receipt.keyId, receipt.day));
+    return this.#writer.run(() => {
+      if (this.#markRefunded.run(receipt.id, receipt.day).changes === 1) this.#giveBack.run(receipt.credits, receipt.keyId, receipt.day);
+    });
   }
 
   balance(keyId: string, dailyLimit: number, now: Date): Balance {

@@ -35,7 +35,7 @@ export interface SqliteStore {
  * ```
  */
 export function openSqliteStore(settings: SqliteLedgerSettings | ResolvedSqliteSettings = {}): SqliteStore {
-  const resolved = resolveSqliteSettings([settings as Readonly<Record<string, unknown>>]);
+  const resolved = resolveSqliteSettings([settings]);
   const db = openDatabase(resolved);
   const writer = new GroupCommit(db);
   return {

@@ -5,27 +5,33 @@ import type { GroupCommit } from './group-commit.js';
 /** Longest method name kept as is; longer ones (never a real method) are cut, so a client cannot bloat the table. */
 export const MAX_METHOD_LENGTH = 64;
 
+/** A usage row as read back: the cache counts are columns of their own. */
+type UsageRow = UsageTotals & { method: string; cacheHits: number; cacheMisses: number };
+
 /**
- * Usage per key, UTC day and method in SQLite: calls, credits, bytes and failed calls, added up by one
+ * Usage per key, UTC day and method in SQLite: calls, credits, bytes, failed calls and the response
+ * cache's hits and misses, added up by one
  * upsert per key, day and method in the group transaction of its event-loop turn ({@link GroupCommit}). Usage may
  * therefore trail the balances by that one turn when the gateway is killed; balances never trail.
  */
 export class SqliteUsageRecorder implements UsageRecorder {
   readonly #writer: GroupCommit;
   readonly #days = new UtcDayCache();
-  readonly #add: SqliteStatement<[string, string, string, number, number, number, number]>;
-  readonly #read: SqliteStatement<[string, string], UsageTotals & { method: string }>;
-  readonly #pending = new Map<string, UsageTotals & { keyId: string; day: string; method: string }>();
+  readonly #add: SqliteStatement<[string, string, string, number, number, number, number, number, number]>;
+  readonly #read: SqliteStatement<[string, string], UsageRow>;
+  readonly #pending = new Map<string, UsageRow & { keyId: string; day: string }>();
 
   constructor(db: SqliteDatabase, writer: GroupCommit) {
     this.#writer = writer;
-    this.#add = db.prepare<[string, string, string, number, number, number, number]>(
-      `INSERT INTO usage (key_id, day, method, calls, credits, bytes, failed) VALUES (?, ?, ?, ?, ?, ?, ?)
+    this.#add = db.prepare<[string, string, string, number, number, number, number, number, number]>(
+      `INSERT INTO usage (key_id, day, method, calls, credits, bytes, failed, cache_hits, cache_misses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (key_id, day, method) DO UPDATE SET calls = calls + excluded.calls, credits = credits + excluded.credits,
-         bytes = bytes + excluded.bytes, failed = failed + excluded.failed`,
+         bytes = bytes + excluded.bytes, failed = failed + excluded.failed,
+         cache_hits = cache_hits + excluded.cache_hits, cache_misses = cache_misses + excluded.cache_misses`,
     );
-    this.#read = db.prepare<[string, string], UsageTotals & { method: string }>(
-      'SELECT method, calls, credits, bytes, failed FROM usage WHERE key_id = ? AND day = ? ORDER BY method',
+    this.#read = db.prepare<[string, string], UsageRow>(
+      `SELECT method, calls, credits, bytes, failed, cache_hits AS cacheHits, cache_misses AS cacheMisses
+       FROM usage WHERE key_id = ? AND day = ? ORDER BY method`,
     );
   }
 
@@ -36,22 +42,32 @@ export class SqliteUsageRecorder implements UsageRecorder {
     let pending = this.#pending.get(slot);
     if (pending === undefined) {
       if (this.#pending.size === 0) this.#writer.add(this.#drain);
-      pending = { keyId: event.keyId, day, method, calls: 0, credits: 0, bytes: 0, failed: 0 };
+      pending = { keyId: event.keyId, day, method, calls: 0, credits: 0, bytes: 0, failed: 0, cacheHits: 0, cacheMisses: 0 };
       this.#pending.set(slot, pending);
     }
     pending.calls += event.calls;
     pending.credits += event.credits;
     pending.bytes += event.bytes;
     if (event.failed) pending.failed += event.calls;
+    if (event.cache === 'hit') pending.cacheHits += event.calls;
+    else if (event.cache === 'miss') pending.cacheMisses += event.calls;
   }
 
   /** Writes the totals gathered during this turn: one upsert per key, day and method, whatever the number of calls. */
   readonly #drain = (): void => {
-    for (const p of this.#pending.values()) this.#add.run(p.keyId, p.day, p.method, p.calls, p.credits, p.bytes, p.failed);
+    for (const p of this.#pending.values()) this.#add.run(p.keyId, p.day, p.method, p.calls, p.credits, p.bytes, p.failed, p.cacheHits, p.cacheMisses);
     this.#pending.clear();
   };
 
   usage(keyId: string, day: string): Record<string, UsageTotals> {
-    return Object.fromEntries(this.#read.all(keyId, day).map(({ method, ...totals }) => [method, totals]));
+    return Object.fromEntries(this.#read.all(keyId, day).map(({ method, cacheHits, cacheMisses, ...totals }) => [method, withCacheCounts(totals, cacheHits, cacheMisses)]));
   }
+}
+
+/** The totals with the cache counts a cache made (as the memory recorder reports them: only once there is one). */
+function withCacheCounts(totals: UsageTotals, cacheHits: number, cacheMisses: number): UsageTotals {
+  const out: UsageTotals = { ...totals };
+  if (cacheHits > 0) out.cacheHits = cacheHits;
+  if (cacheMisses > 0) out.cacheMisses = cacheMisses;
+  return out;
 }

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
+import { promClient } from './peers.js';
 import type { GatewayRuntime, Transport } from '../../core/index.js';
 
 function digest(value: string): Buffer {
@@ -34,8 +35,10 @@ export class MetricsTransport implements Transport {
         return true;
       }
     }
-    this.#registry.metrics().then(
-      (text) => {
+    // Plugins without a handle on this registry (a store's connection state) export to prom-client's shared one.
+    Promise.all([this.#registry.metrics(), promClient.register.metrics()]).then(
+      ([own, shared]) => {
+        const text = shared === '' ? own : `${own}\n${shared}`;
         res.writeHead(200, { 'content-type': this.#registry.contentType, 'cache-control': 'no-store' });
         res.end(req.method === 'HEAD' ? undefined : text);
       },

@@ -1,4 +1,4 @@
-import { PluginError, Tokens, type TollgatePlugin } from '../../core/index.js';
+import { Tokens, validateSettings, type TollgatePlugin } from '../../core/index.js';
 import { PrometheusObserver } from './prometheus-observer.js';
 import { MetricsTransport } from './metrics-transport.js';
 import { AccessLogObserver } from './access-log.js';
@@ -36,16 +36,23 @@ export interface MetricsPlugin extends TollgatePlugin {
   readonly observer: PrometheusObserver;
 }
 
-function pick(sources: ReadonlyArray<Readonly<Record<string, unknown>> | undefined>, known: readonly string[], where: string): Record<string, unknown> {
-  const merged: Record<string, unknown> = {};
-  for (const source of sources) {
-    for (const [name, value] of Object.entries(source ?? {})) {
-      if (!known.includes(name)) throw new PluginError(`${where}.${name}: is not a known field (known: ${known.join(', ')})`);
-      if (value !== undefined) merged[name] = value;
-    }
-  }
-  return merged;
-}
+/** The metrics plugin's settings schema: unknown or bad fields are refused by name, in the gateway's configuration format. */
+const METRICS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    path: { type: 'string', pattern: '^/', default: '/metrics' },
+    token: { type: 'string', minLength: 16 },
+    defaultMetrics: { type: 'boolean', default: true },
+  },
+} as const;
+
+/** The access-log plugin's settings schema. */
+const ACCESS_LOG_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { level: { enum: ['info', 'debug', 'trace'], default: 'info' } },
+} as const;
 
 /**
  * Prometheus metrics ({@link PrometheusObserver}) at `GET /metrics`: calls, credits, errors and latency by
@@ -66,14 +73,9 @@ export function metrics(options: MetricsSettings = {}): MetricsPlugin {
       return observer;
     },
     register(container, config) {
-      const where = `plugins.${METRICS_PLUGIN}`;
-      const s = pick([options as Record<string, unknown>, config.plugins[METRICS_PLUGIN]], ['path', 'token', 'defaultMetrics'], where);
-      const path = s.path ?? '/metrics';
-      if (typeof path !== 'string' || !path.startsWith('/')) throw new PluginError(`${where}.path: must be a path starting with /`);
-      const token = s.token ?? (process.env[METRICS_TOKEN_ENV] || undefined);
-      if (token !== undefined && (typeof token !== 'string' || token.length < 16)) throw new PluginError(`${where}.token: must be a string of at least 16 characters`);
-      const defaultMetrics = s.defaultMetrics ?? true;
-      if (typeof defaultMetrics !== 'boolean') throw new PluginError(`${where}.defaultMetrics: must be true or false`);
+      // The environment's token is the fallback, checked as a configured one.
+      const fromEnv = { token: process.env[METRICS_TOKEN_ENV] || undefined };
+      const { path, token, defaultMetrics } = validateSettings<Required<Omit<MetricsSettings, 'token'>> & MetricsSettings>(METRICS_SCHEMA, [fromEnv, options, config.plugins[METRICS_PLUGIN]], `plugins.${METRICS_PLUGIN}`);
       observer = new PrometheusObserver({ clock: container.resolve(Tokens.Clock), selector: () => container.resolve(Tokens.UpstreamSelector), defaultMetrics });
       container.register(Tokens.CallObserver, { useValue: observer });
       container.register(Tokens.Transport, { useValue: new MetricsTransport({ path, registry: observer.registry, token }) });
@@ -94,10 +96,7 @@ export function accessLog(options: AccessLogSettings = {}): TollgatePlugin {
   return {
     name: ACCESS_LOG_PLUGIN,
     register(container, config) {
-      const where = `plugins.${ACCESS_LOG_PLUGIN}`;
-      const s = pick([options as Record<string, unknown>, config.plugins[ACCESS_LOG_PLUGIN]], ['level'], where);
-      const level = s.level ?? 'info';
-      if (level !== 'info' && level !== 'debug' && level !== 'trace') throw new PluginError(`${where}.level: must be one of info, debug, trace`);
+      const { level } = validateSettings<Required<AccessLogSettings>>(ACCESS_LOG_SCHEMA, [options, config.plugins[ACCESS_LOG_PLUGIN]], `plugins.${ACCESS_LOG_PLUGIN}`);
       container.register(Tokens.CallObserver, { useValue: new AccessLogObserver(container.resolve(Tokens.Logger), container.resolve(Tokens.Clock), level) });
     },
   };

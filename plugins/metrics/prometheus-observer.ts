@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
+import { promClient } from './peers.js';
 import type { CallObserver, Clock, RequestContext, UpstreamSelector } from '../../core/index.js';
 import { chargedCredits, methodLabel, statusLabel } from './call-labels.js';
 
@@ -11,35 +12,52 @@ export const LATENCY_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0
  * - `tollgate_credits_total{network,method}`: credits charged (refunded calls count nothing);
  * - `tollgate_errors_total{network,method,error}`: calls that ended in a gateway error;
  * - `tollgate_call_duration_seconds{network,method,status}`: time in the gateway (millisecond resolution);
+ * - `tollgate_cache_calls_total{network,method,result}`: calls a response cache considered, `result` being
+ *   `hit` or `miss`, and `tollgate_cache_hit_ratio{network,method}`: hits over both, since start;
  * - `tollgate_upstream_healthy{network,upstream,role}` and `tollgate_upstream_in_flight{...}`: read from the
  *   upstream selector's status at scrape time;
  * - with `defaultMetrics`, Node's process metrics (`process_*`, `nodejs_*`).
  */
 export class PrometheusObserver implements CallObserver {
   /** The registry to expose. */
-  readonly registry = new Registry();
+  readonly registry = new promClient.Registry();
   readonly #clock: Clock;
   readonly #calls: Counter<'network' | 'method' | 'status'>;
   readonly #credits: Counter<'network' | 'method'>;
   readonly #errors: Counter<'network' | 'method' | 'error'>;
   readonly #duration: Histogram<'network' | 'method' | 'status'>;
+  readonly #cache: Counter<'network' | 'method' | 'result'>;
+  /** Hits and misses per `network|method`, for the ratio gauge. */
+  readonly #cacheTotals = new Map<string, { network: string; method: string; hits: number; misses: number }>();
 
   constructor(options: { clock: Clock; selector: () => UpstreamSelector; defaultMetrics: boolean }) {
     this.#clock = options.clock;
     const registers = [this.registry];
-    this.#calls = new Counter({ name: 'tollgate_calls_total', help: 'Calls by network, method and outcome (ok or the error name).', labelNames: ['network', 'method', 'status'], registers });
-    this.#credits = new Counter({ name: 'tollgate_credits_total', help: 'Credits charged by network and method.', labelNames: ['network', 'method'], registers });
-    this.#errors = new Counter({ name: 'tollgate_errors_total', help: 'Calls that ended in a gateway error, by network, method and error name.', labelNames: ['network', 'method', 'error'], registers });
-    this.#duration = new Histogram({
+    this.#calls = new promClient.Counter({ name: 'tollgate_calls_total', help: 'Calls by network, method and outcome (ok or the error name).', labelNames: ['network', 'method', 'status'], registers });
+    this.#credits = new promClient.Counter({ name: 'tollgate_credits_total', help: 'Credits charged by network and method.', labelNames: ['network', 'method'], registers });
+    this.#errors = new promClient.Counter({ name: 'tollgate_errors_total', help: 'Calls that ended in a gateway error, by network, method and error name.', labelNames: ['network', 'method', 'error'], registers });
+    this.#duration = new promClient.Histogram({
       name: 'tollgate_call_duration_seconds',
       help: 'Time a call spent in the gateway, by network, method and outcome.',
       labelNames: ['network', 'method', 'status'],
       buckets: [...LATENCY_BUCKETS],
       registers,
     });
+    this.#cache = new promClient.Counter({ name: 'tollgate_cache_calls_total', help: 'Calls a response cache considered, by network, method and result (hit or miss).', labelNames: ['network', 'method', 'result'], registers });
+    const cacheTotals = this.#cacheTotals;
+    new promClient.Gauge({
+      name: 'tollgate_cache_hit_ratio',
+      help: 'Share of the calls a response cache considered that it answered, by network and method, since start.',
+      labelNames: ['network', 'method'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { network, method, hits, misses } of cacheTotals.values()) this.set({ network, method }, hits / (hits + misses));
+      },
+    });
     const upstreamLabels = ['network', 'upstream', 'role'] as const;
-    const inFlight = new Gauge({ name: 'tollgate_upstream_in_flight', help: 'Calls waiting on each upstream.', labelNames: upstreamLabels, registers: [] });
-    new Gauge({
+    const inFlight = new promClient.Gauge({ name: 'tollgate_upstream_in_flight', help: 'Calls waiting on each upstream.', labelNames: upstreamLabels, registers: [] });
+    new promClient.Gauge({
       name: 'tollgate_upstream_healthy',
       help: 'Whether the selector sends traffic to each upstream (1) or not (0).',
       labelNames: upstreamLabels,
@@ -55,7 +73,7 @@ export class PrometheusObserver implements CallObserver {
       },
     });
     this.registry.registerMetric(inFlight);
-    if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry });
+    if (options.defaultMetrics) promClient.collectDefaultMetrics({ register: this.registry });
   }
 
   callFinished(ctx: RequestContext): void {
@@ -67,5 +85,15 @@ export class PrometheusObserver implements CallObserver {
     if (credits > 0) this.#credits.inc({ network, method }, credits);
     if (ctx.error !== undefined) this.#errors.inc({ network, method, error: status });
     this.#duration.observe({ network, method, status }, Math.max(0, this.#clock.now() - ctx.startedAt) / 1000);
+    if (ctx.cache !== undefined) this.#cacheResult(network, method, ctx.cache);
+  }
+
+  #cacheResult(network: string, method: string, result: 'hit' | 'miss'): void {
+    this.#cache.inc({ network, method, result });
+    const slot = `${network}|${method}`;
+    let totals = this.#cacheTotals.get(slot);
+    if (totals === undefined) this.#cacheTotals.set(slot, (totals = { network, method, hits: 0, misses: 0 }));
+    if (result === 'hit') totals.hits++;
+    else totals.misses++;
   }
 }

@@ -6,6 +6,7 @@
  */
 import { Tokens, type NetworkFamily, type TollgatePlugin } from '../../core/index.js';
 import { POLYGON_METHODS } from './methods.js';
+import { CachePoliciesToken, type FamilyCachePolicies } from '../cache/policy.js';
 
 export { POLYGON_METHODS } from './methods.js';
 
@@ -21,7 +22,17 @@ export function createPolygonFamily(): NetworkFamily {
 }
 
 /**
- * The polygon family as a plugin: registers the `polygon` {@link NetworkFamily}.
+ * The polygon family's response-cache policies: the validator set changes with the chain, so it is kept
+ * until the head moves. The network's evm family supplies the head.
+ */
+export const POLYGON_CACHE_POLICIES: FamilyCachePolicies = {
+  family: POLYGON_FAMILY_NAME,
+  methods: { bor_getCurrentValidators: { scope: () => ({ scope: 'head' }) } },
+};
+
+/**
+ * The polygon family as a plugin: registers the `polygon` {@link NetworkFamily} and its
+ * response-cache policies.
  *
  * @example
  * ```ts
@@ -36,6 +47,7 @@ export function polygonFamily(): TollgatePlugin {
     name: POLYGON_FAMILY_NAME,
     register(container) {
       container.register(Tokens.Family, { useValue: createPolygonFamily() });
+      container.register(CachePoliciesToken, { useValue: POLYGON_CACHE_POLICIES });
     },
   };
 }

@@ -6,6 +6,11 @@
  */
 import type { MethodDefinition, NetworkFamily } from '../../core/index.js';
 import { SOLANA_METHODS } from './methods.js';
+
+/** The head a probe reports as a slot (a JSON number); `getHealth`'s "ok" carries none. */
+function slotHead(result: unknown): number | undefined {
+  return typeof result === 'number' && Number.isSafeInteger(result) && result >= 0 ? result : undefined;
+}
 import { pubkeyParamCheck } from './pubkey.js';
 
 /** The name of the family, as networks reference it in the config (`families: [solana]`). */
@@ -41,6 +46,6 @@ export function createSolanaFamily(options: SolanaFamilyOptions = {}): NetworkFa
   return {
     name: SOLANA_FAMILY_NAME,
     methods: SOLANA_METHODS.map((method) => ({ ...method, ...offeredOn, ...HOOKS[method.name] })),
-    probe: { method: 'getHealth', params: [] },
+    probe: { method: 'getHealth', params: [], head: slotHead },
   };
 }

@@ -4,30 +4,35 @@
  *
  * @packageDocumentation
  */
-import { ConfigError, Tokens, type TollgatePlugin } from '../../core/index.js';
+import { Tokens, validateSettings, type TollgatePlugin } from '../../core/index.js';
 import { createSolanaFamily, SOLANA_FAMILY_NAME, type SolanaFamilyOptions } from './family.js';
+import { CachePoliciesToken } from '../cache/policy.js';
+import { SOLANA_CACHE_POLICIES } from './cache-policies.js';
 
 export { createSolanaFamily, SOLANA_FAMILY_NAME, SOLANA_DEFAULT_TRANSPORTS, type SolanaFamilyOptions } from './family.js';
 export { SOLANA_METHODS } from './methods.js';
+export { SOLANA_CACHE_POLICIES, SOLANA_CACHE_TTL_MS, type SolanaCacheTtls } from './cache-policies.js';
 export { decodePubkey, pubkeyError, pubkeyParamCheck, PUBKEY_BYTES, MAX_PUBKEY_BASE58_LENGTH } from './pubkey.js';
 /** The value schemas (public key, commitment, encodings, data slice, config objects) and the helpers that build method schemas. */
 export * as solanaSchemas from './schemas.js';
 
-/** Reads the config's `plugins.solana` section: only `transports` (an array of transport names, or `"all"`). */
+/** The config's `plugins.solana` section: only `transports` (an array of transport names, or `"all"`). */
+const SETTINGS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    transports: { anyOf: [{ const: 'all' }, { type: 'array', items: { type: 'string', minLength: 1 } }] },
+  },
+} as const;
+
+/** Reads the config's `plugins.solana` section through core's validator. */
 function readSolanaSettings(section: Readonly<Record<string, unknown>>): SolanaFamilyOptions {
-  const problems: string[] = [];
-  for (const name of Object.keys(section)) {
-    if (name !== 'transports') problems.push(`plugins.${SOLANA_FAMILY_NAME}.${name}: unknown setting`);
-  }
-  const transports = section.transports;
-  const valid = transports === undefined || transports === 'all' || (Array.isArray(transports) && transports.every((t) => typeof t === 'string' && t !== ''));
-  if (!valid) problems.push(`plugins.${SOLANA_FAMILY_NAME}.transports: must be an array of transport names or "all"`);
-  if (problems.length > 0) throw new ConfigError(problems);
-  return transports === undefined ? {} : { transports: transports as SolanaFamilyOptions['transports'] };
+  return validateSettings<SolanaFamilyOptions>(SETTINGS_SCHEMA, [section], `plugins.${SOLANA_FAMILY_NAME}`);
 }
 
 /**
- * The solana family as a plugin: registers the `solana` `NetworkFamily` (probe `getHealth`). Its
+ * The solana family as a plugin: registers the `solana` `NetworkFamily` (probe `getHealth`) and its
+ * response-cache policies ({@link SOLANA_CACHE_POLICIES}). Its
  * methods are offered over HTTP only unless `options.transports` (or the config's
  * `plugins.solana.transports`, which wins) says otherwise.
  *
@@ -45,6 +50,7 @@ export function solanaFamily(options: SolanaFamilyOptions = {}): TollgatePlugin 
     register(container, config) {
       const fromConfig = readSolanaSettings(config.plugins[SOLANA_FAMILY_NAME] ?? {});
       container.register(Tokens.Family, { useValue: createSolanaFamily({ ...options, ...fromConfig }) });
+      container.register(CachePoliciesToken, { useValue: SOLANA_CACHE_POLICIES });
     },
   };
 }

@@ -3,7 +3,9 @@
  *
  * @module
  */
-import bs58 from 'bs58';
+import { bs58 as bs58Package } from './peers.js';
+
+const bs58 = bs58Package.default;
 import { PUBKEY_DESCRIPTION } from './schemas.js';
 
 /** The size of a public key, in bytes. */

@@ -1,13 +1,41 @@
-import { setMaxListeners } from 'node:events';
 import type { WebSocket, RawData } from 'ws';
 import type { Subscription } from 'rxjs';
-import { Errors, type Credentials, type GatewayRuntime, type JsonRpcOutput, type Network, type RequestMeta } from '../../core/index.js';
+import { ContextState, Errors, Tokens, type CreditLedger, type Credentials, type GatewayRuntime, type JsonRpcOutput, type Network, type RequestMeta } from '../../core/index.js';
 import { WsCloseCodes, type WsSettings } from './options.js';
+import { SUBSCRIPTION_SESSION, SubscriptionSession } from './subscriptions/subscription-session.js';
+import type { SubscriptionService } from './subscriptions/subscription-service.js';
+
+/** A message read but not started yet, because the connection has as many calls in flight as it may. */
+interface Waiting {
+  readonly input: string | Buffer;
+  readonly calls: number;
+}
+
+/** Calls a message holds: a batch's length, otherwise one (the engine judges whether it is valid). */
+function callsIn(input: string | Buffer): number {
+  const text = typeof input === 'string' ? input : input.toString('utf8');
+  if (!/^\s*\[/.test(text)) return 1;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? Math.max(1, parsed.length) : 1;
+  } catch {
+    return 1;
+  }
+}
 
 /**
  * One client connection: every message is a JSON-RPC call or batch through the shared engine. Calls run
- * concurrently and are answered as they complete; reading pauses while too many are in flight or the
- * client is slow to read what was sent.
+ * concurrently and are answered as they complete.
+ *
+ * At most `maxInFlight` calls run at once (a batch counts as its calls; one batch larger than the cap
+ * runs alone). `ws` keeps emitting messages it had already read when reading is paused, so a message
+ * that arrives while the connection is full waits in a queue rather than starting; reading is paused
+ * while anything waits, so that queue never holds more than what the socket had read already. Reading
+ * also pauses while more than `maxBufferedBytes` of answers wait for a slow reader.
+ *
+ * A call is charged only when its answer is written to the client: an answer that can no longer be
+ * written (the client left) has its debit refunded. When the key's balance runs out, the connection
+ * stops starting calls, writes the answers of the calls already in flight, and then closes with 4402.
  */
 export class WsConnection {
   readonly #socket: WebSocket;
@@ -17,30 +45,52 @@ export class WsConnection {
   readonly #meta: RequestMeta;
   readonly #settings: WsSettings;
   readonly #calls = new Set<Subscription>();
-  readonly #aborted = new AbortController();
+  #waiting: Waiting[] = [];
+  /** Calls in flight (a batch counts as its calls). */
+  #running = 0;
   #paused = false;
   #alive = true;
   #closing = false;
+  /** The close that waits for the calls in flight (4402, 4401). */
+  #closeWhenIdle: { readonly code: number; readonly reason: string } | undefined;
   #idle: (() => void) | undefined;
 
-  constructor(socket: WebSocket, gateway: GatewayRuntime, network: Network, credentials: Credentials, meta: RequestMeta, settings: WsSettings) {
+  readonly #subscriptions: SubscriptionSession;
+
+  constructor(socket: WebSocket, gateway: GatewayRuntime, network: Network, credentials: Credentials, meta: RequestMeta, settings: WsSettings, subscriptions: SubscriptionService) {
     this.#socket = socket;
     this.#gateway = gateway;
     this.#network = network;
     this.#credentials = credentials;
-    this.#meta = meta;
     this.#settings = settings;
-    // Every call in flight listens on the connection's abort signal.
-    setMaxListeners(0, this.#aborted.signal);
+    // Every call of this connection carries its subscriptions, so the subscription stage can reach them.
+    const connection = new ContextState();
+    this.#subscriptions = new SubscriptionSession(subscriptions, gateway, socket, (code, reason) => {
+      this.#closing = true;
+      void this.#close(code, reason, subscriptions.settings.closeTimeoutMs);
+    });
+    connection.set(SUBSCRIPTION_SESSION, this.#subscriptions);
+    this.#meta = { ...meta, connection };
     socket.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
     socket.on('pong', () => { this.#alive = true; });
     socket.on('close', () => this.#onClose());
-    socket.on('error', () => socket.terminate());
+    socket.on('error', () => {
+      // A protocol error (a message over the limit: 1009) makes ws start the closing handshake itself;
+      // cutting the socket at once would reset it under a client still writing, which then never reads
+      // the close frame (1006 instead of 1009). A socket already closing gets the handshake's 2 s bound.
+      if (socket.readyState === socket.OPEN) socket.terminate();
+      else setTimeout(() => socket.terminate(), 2_000).unref();
+    });
   }
 
-  /** Calls in flight. */
+  /** Calls in flight (a batch counts as its calls). */
   get inFlight(): number {
-    return this.#calls.size;
+    return this.#running;
+  }
+
+  /** Messages read and waiting for a free slot. */
+  get waiting(): number {
+    return this.#waiting.length;
   }
 
   /** Called by the transport's keep-alive timer: drops a peer that did not answer the previous ping. */
@@ -56,6 +106,7 @@ export class WsConnection {
   /** Stops reading, waits for calls in flight (at most `timeoutMs`), then closes with 1001. */
   async shutdown(timeoutMs: number): Promise<void> {
     this.#closing = true;
+    this.#waiting = [];
     this.#socket.pause();
     if (this.#calls.size > 0) {
       await new Promise<void>((resolve) => {
@@ -70,15 +121,30 @@ export class WsConnection {
     if (this.#closing) return;
     const body = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     const input = isBinary ? body : body.toString('utf8');
+    const calls = callsIn(input);
+    if (this.#waiting.length > 0 || !this.#fits(calls)) {
+      this.#waiting.push({ input, calls });
+      this.#flow();
+      return;
+    }
+    this.#start(input, calls);
+  }
+
+  #fits(calls: number): boolean {
+    return this.#running === 0 || this.#running + calls <= this.#settings.maxInFlight;
+  }
+
+  #start(input: string | Buffer, calls: number): void {
+    this.#running += calls;
     let done = false;
     let subscription: Subscription | undefined;
     subscription = this.#gateway
-      .jsonRpc({ transport: 'ws', network: this.#network, credentials: this.#credentials, body: input, meta: this.#meta, signal: this.#aborted.signal })
+      .jsonRpc({ transport: 'ws', network: this.#network, credentials: this.#credentials, body: input, meta: this.#meta })
       .subscribe({
         next: (output) => this.#answer(output),
         complete: () => {
           done = true;
-          this.#settled(subscription);
+          this.#settled(subscription, calls);
         },
       });
     // A synchronous answer (a parse error) completes before `subscribe` returns: nothing is in flight then.
@@ -89,27 +155,75 @@ export class WsConnection {
   }
 
   #answer(output: JsonRpcOutput): void {
-    if (this.#socket.readyState !== this.#socket.OPEN) return;
-    if (output.body !== undefined) this.#socket.send(output.body, () => this.#flow());
+    if (output.body !== undefined) {
+      if (this.#socket.readyState !== this.#socket.OPEN) {
+        this.#refund(output);
+        return;
+      }
+      this.#socket.send(output.body, (error) => {
+        if (error !== undefined && error !== null) this.#refund(output);
+        this.#flow();
+      });
+    }
     if (output.contexts.some((ctx) => ctx.error?.entry === Errors.CREDITS_EXHAUSTED)) {
-      this.#closing = true;
-      void this.#close(WsCloseCodes.CREDITS_EXHAUSTED, 'daily credit limit reached');
+      this.#closeAfterCalls(WsCloseCodes.CREDITS_EXHAUSTED, 'daily credit limit reached');
     } else if (output.status === Errors.UNAUTHORIZED.httpStatus) {
-      this.#closing = true;
-      void this.#close(WsCloseCodes.UNAUTHORIZED, 'API key refused');
+      this.#closeAfterCalls(WsCloseCodes.UNAUTHORIZED, 'API key refused');
     }
   }
 
-  #settled(subscription: Subscription | undefined): void {
+  /**
+   * The answer of these calls never reached the client: give their credits back (once per debit id),
+   * and take them out of the key's usage, which counted them when the call left the pipeline, so usage
+   * agrees with the ledger.
+   */
+  #refund(output: JsonRpcOutput): void {
+    const ledger = this.#gateway.container.resolve<CreditLedger>(Tokens.CreditLedger);
+    const failed = (error: unknown): void => this.#gateway.logger.error({ err: error }, 'refund of an undelivered answer failed');
+    for (const ctx of output.contexts) {
+      const debit = ctx.debit;
+      if (debit === undefined || ctx.error !== undefined) continue;
+      // On the debit's own UTC day, as the ledger gives it back.
+      const refunded = (): void => this.#gateway.recordUsage({
+        keyId: debit.keyId, network: ctx.network.name, method: ctx.call.method, at: Date.parse(`${debit.day}T00:00:00.000Z`), calls: 0, credits: -debit.credits, bytes: 0, failed: false,
+      });
+      try {
+        const done = ledger.refund(debit);
+        if (done instanceof Promise) done.then(refunded, failed);
+        else refunded();
+      } catch (error) {
+        failed(error);
+      }
+    }
+  }
+
+  /** Starts no more calls, drops those waiting (never started, never charged), and closes once the calls in flight are answered. */
+  #closeAfterCalls(code: number, reason: string): void {
+    if (this.#closeWhenIdle !== undefined) return;
+    this.#closing = true;
+    this.#waiting = [];
+    this.#closeWhenIdle = { code, reason };
+    if (this.#running === 0) void this.#close(code, reason);
+  }
+
+  #settled(subscription: Subscription | undefined, calls: number): void {
     if (subscription !== undefined) this.#calls.delete(subscription);
-    if (this.#calls.size === 0) this.#idle?.();
+    this.#running -= calls;
+    while (!this.#closing && this.#waiting.length > 0 && this.#fits(this.#waiting[0]!.calls)) {
+      const next = this.#waiting.shift()!;
+      this.#start(next.input, next.calls);
+    }
+    if (this.#running === 0) {
+      this.#idle?.();
+      if (this.#closeWhenIdle !== undefined) void this.#close(this.#closeWhenIdle.code, this.#closeWhenIdle.reason);
+    }
     this.#flow();
   }
 
-  /** Pauses reading while too many calls are in flight or too many bytes wait for the client. */
+  /** Pauses reading while the connection is full, messages wait, or too many bytes wait for the client. */
   #flow(): void {
     if (this.#closing) return;
-    const busy = this.#calls.size >= this.#settings.maxInFlight || this.#socket.bufferedAmount > this.#settings.maxBufferedBytes;
+    const busy = this.#running >= this.#settings.maxInFlight || this.#waiting.length > 0 || this.#socket.bufferedAmount > this.#settings.maxBufferedBytes;
     if (busy && !this.#paused) {
       this.#paused = true;
       this.#socket.pause();
@@ -119,20 +233,26 @@ export class WsConnection {
     }
   }
 
-  #close(code: number, reason: string): Promise<void> {
+  #close(code: number, reason: string, graceMs = 2_000): Promise<void> {
     return new Promise((resolve) => {
       if (this.#socket.readyState === this.#socket.CLOSED) return resolve();
       this.#socket.once('close', () => resolve());
       this.#socket.close(code, reason);
       // A peer that never completes the closing handshake is cut off.
-      setTimeout(() => this.#socket.terminate(), 2_000).unref();
+      setTimeout(() => this.#socket.terminate(), graceMs).unref();
     });
   }
 
   #onClose(): void {
-    // Calls in flight are aborted, not dropped: their pipeline still runs to the end, so a call that no
-    // node answered is refunded like any other.
+    // Unsubscribing cancels the calls in flight: their upstream requests are aborted and, since their
+    // answers can no longer reach the client, they are refunded.
     this.#closing = true;
-    this.#aborted.abort();
+    this.#subscriptions.close();
+    // Waiting messages were never started: nothing to cancel or refund.
+    this.#waiting = [];
+    const calls = [...this.#calls];
+    this.#calls.clear();
+    for (const call of calls) call.unsubscribe();
+    this.#idle?.();
   }
 }

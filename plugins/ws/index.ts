@@ -5,12 +5,19 @@
  */
 import { Tokens, type TollgatePlugin } from '../../core/index.js';
 import { WsTransport } from './ws-transport.js';
+import { subscriptionStages } from './subscriptions/subscription-stages.js';
 import type { WsTransportOptions } from './options.js';
 
 export { WsTransport } from './ws-transport.js';
 export { WsConnection } from './connection.js';
 export { WsCloseCodes, resolveWsSettings, type WsTransportOptions, type WsSettings } from './options.js';
 export { refuseUpgrade } from './refuse-upgrade.js';
+export { SubscriptionService } from './subscriptions/subscription-service.js';
+export { SubscriptionSession, ClientSubscription, SUBSCRIPTION_SESSION, SubscriptionCloseCodes, type CloseConnection } from './subscriptions/subscription-session.js';
+export { StreamHub, type HubMember, type HubDeps } from './subscriptions/stream-hub.js';
+export { UpstreamSocket, UpstreamCallError, type UpstreamEventHandler } from './subscriptions/upstream-socket.js';
+export { subscriptionStages } from './subscriptions/subscription-stages.js';
+export { resolveSubscriptionSettings, methodCredits, eventCredits, type SubscriptionOptions, type SubscriptionSettings, type SubscriptionCredits } from './subscriptions/settings.js';
 
 /**
  * The WebSocket transport as a plugin. Mount the gateway's `upgrade` handler on your server (the
@@ -26,7 +33,9 @@ export function wsTransport(options: WsTransportOptions = {}): TollgatePlugin {
   return {
     name: 'ws',
     register(container) {
-      container.register(Tokens.Transport, { useValue: new WsTransport(options) });
+      const transport = new WsTransport(options);
+      container.register(Tokens.Transport, { useValue: transport });
+      for (const stage of subscriptionStages(transport.subscriptions)) container.register(Tokens.Stage, { useValue: stage });
     },
   };
 }

@@ -1,13 +1,19 @@
+import type { SubscriptionOptions } from './subscriptions/settings.js';
+
 /** Options of the WebSocket transport. */
 export interface WsTransportOptions {
+  /** Subscriptions (`eth_subscribe`): caps, slow-reader bound, credits per plan, upstream sockets. */
+  readonly subscriptions?: SubscriptionOptions;
   /** Path after a network's base that carries the key: `<prefix>/<API_KEY>`. Default `/ws/v3`. */
   readonly pathPrefix?: string;
   /** Largest accepted message, in bytes; a larger one closes the connection with 1009. Default: the config's `server.maxBodyBytes`. */
   readonly maxMessageBytes?: number;
-  /** Calls one connection may have in flight; further messages wait (reading pauses) until one completes. Default 64. */
+  /** Calls one connection may have in flight (a batch counts as its calls); further messages wait, and reading pauses, until one completes. Default 64. */
   readonly maxInFlight?: number;
   /** Bytes queued for a slow reader above which reading from it pauses until it catches up. Default 4 MiB. */
   readonly maxBufferedBytes?: number;
+  /** Connections one key may have open at once (on this gateway instance); one more is refused with HTTP 429 before the upgrade. Default 32. */
+  readonly maxConnectionsPerKey?: number;
   /** Interval of keep-alive pings; a peer that has not answered the previous ping is dropped. Default 30 s. */
   readonly pingIntervalMs?: number;
   /** How long shutdown waits for calls in flight before closing connections. Default 5 s. */
@@ -24,6 +30,8 @@ export const WsCloseCodes = Object.freeze({
   CREDITS_EXHAUSTED: 4402,
   /** The key was refused after the connection opened (revoked; mirrors HTTP 401). */
   UNAUTHORIZED: 4401,
+  /** The client read its subscriptions' notifications too slowly: more than `subscriptions.maxQueuedBytes` waited. */
+  SLOW_CONSUMER: 4408,
 });
 
 /** Options with defaults applied. */
@@ -36,6 +44,8 @@ export interface WsSettings {
   readonly maxInFlight: number;
   /** See {@link WsTransportOptions.maxBufferedBytes}. */
   readonly maxBufferedBytes: number;
+  /** See {@link WsTransportOptions.maxConnectionsPerKey}. */
+  readonly maxConnectionsPerKey: number;
   /** See {@link WsTransportOptions.pingIntervalMs}. */
   readonly pingIntervalMs: number;
   /** See {@link WsTransportOptions.drainTimeoutMs}. */
@@ -49,6 +59,7 @@ export function resolveWsSettings(options: WsTransportOptions): WsSettings {
     maxMessageBytes: options.maxMessageBytes,
     maxInFlight: options.maxInFlight ?? 64,
     maxBufferedBytes: options.maxBufferedBytes ?? 4 * 1024 * 1024,
+    maxConnectionsPerKey: options.maxConnectionsPerKey ?? 32,
     pingIntervalMs: options.pingIntervalMs ?? 30_000,
     drainTimeoutMs: options.drainTimeoutMs ?? 5_000,
   };

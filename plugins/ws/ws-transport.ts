@@ -1,10 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
-import { Errors, GatewayError, Tokens, apiKeyFromPath, type GatewayRuntime, type KeyStore, type Transport } from '../../core/index.js';
+import type { WebSocketServer } from 'ws';
+import { ws as wsPackage } from './peers.js';
+import { Errors, GatewayError, apiKeyFromPath, type GatewayRuntime, type KeyAccess, type Transport } from '../../core/index.js';
 import { WsConnection } from './connection.js';
 import { refuseUpgrade } from './refuse-upgrade.js';
 import { resolveWsSettings, type WsSettings, type WsTransportOptions } from './options.js';
+import { SubscriptionService } from './subscriptions/subscription-service.js';
+import { resolveSubscriptionSettings } from './subscriptions/settings.js';
 
 /**
  * JSON-RPC over WebSocket at `{network base}/ws/v3/<API_KEY>`, on the same port as HTTP. The key is
@@ -18,10 +21,16 @@ export class WsTransport implements Transport {
   #server: WebSocketServer | undefined;
   #timer: NodeJS.Timeout | undefined;
   readonly #connections = new Set<WsConnection>();
+  /** Open (or opening) connections by key id. */
+  readonly #perKey = new Map<string, number>();
   #closing = false;
+
+  /** The shared subscription streams of this transport's connections. */
+  readonly subscriptions: SubscriptionService;
 
   constructor(options: WsTransportOptions = {}) {
     this.#options = options;
+    this.subscriptions = new SubscriptionService(resolveSubscriptionSettings(options.subscriptions));
   }
 
   /** Open connections. */
@@ -40,16 +49,32 @@ export class WsTransport implements Transport {
       refuseUpgrade(socket, new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message: 'the gateway is shutting down' }));
       return true;
     }
-    const keys = gateway.container.resolve<KeyStore>(Tokens.KeyStore);
-    Promise.resolve(apiKey === '' ? undefined : keys.find(apiKey)).then(
-      (record) => {
-        if (record === undefined || record.revoked === true) {
-          refuseUpgrade(socket, new GatewayError(Errors.UNAUTHORIZED, apiKey === '' ? { message: 'API key required in the URL: /ws/v3/<API_KEY>' } : {}));
+    // The authenticate stage's own check (key, revocation, plan), before any message.
+    new Promise<KeyAccess>((resolve) => resolve(gateway.checkKey({ apiKey, keyHint: 'the URL: /ws/v3/<API_KEY>' }))).then(
+      ({ key: record }) => {
+        const open = this.#perKey.get(record.id) ?? 0;
+        if (open >= settings.maxConnectionsPerKey) {
+          refuseUpgrade(socket, new GatewayError(Errors.RATE_LIMITED, {
+            message: `at most ${settings.maxConnectionsPerKey} WebSocket connections per key`,
+            data: { maxConnections: settings.maxConnectionsPerKey },
+            headers: { 'retry-after': '1' },
+          }));
           return;
         }
+        this.#perKey.set(record.id, open + 1);
+        // The raw socket closes whatever happens to the upgrade, so the count never leaks.
+        socket.once('close', () => {
+          const left = (this.#perKey.get(record.id) ?? 1) - 1;
+          if (left <= 0) this.#perKey.delete(record.id);
+          else this.#perKey.set(record.id, left);
+        });
         this.#accept(req, socket, head, gateway, settings, addressed.network, apiKey);
       },
       (error: unknown) => {
+        if (error instanceof GatewayError && error.code === Errors.UNAUTHORIZED.code) {
+          refuseUpgrade(socket, error);
+          return;
+        }
         gateway.logger.error({ err: error }, 'key lookup failed during a WebSocket upgrade');
         refuseUpgrade(socket, new GatewayError(Errors.INTERNAL_ERROR));
       },
@@ -62,12 +87,13 @@ export class WsTransport implements Transport {
     clearInterval(this.#timer);
     const drain = this.#settings?.drainTimeoutMs ?? 5_000;
     await Promise.all([...this.#connections].map((c) => c.shutdown(drain)));
+    this.subscriptions.close();
     await new Promise<void>((resolve) => (this.#server === undefined ? resolve() : this.#server.close(() => resolve())));
   }
 
   #accept(req: IncomingMessage, socket: Duplex, head: Buffer, gateway: GatewayRuntime, settings: WsSettings, network: GatewayRuntime['networks']['all'][number], apiKey: string): void {
     if (this.#server === undefined) {
-      this.#server = new WebSocketServer({ noServer: true, maxPayload: settings.maxMessageBytes ?? gateway.config.server.maxBodyBytes, clientTracking: false });
+      this.#server = new wsPackage.WebSocketServer({ noServer: true, maxPayload: settings.maxMessageBytes ?? gateway.config.server.maxBodyBytes, clientTracking: false });
       this.#timer = setInterval(() => { for (const c of this.#connections) c.heartbeat(); }, settings.pingIntervalMs);
       this.#timer.unref();
     }
@@ -77,7 +103,7 @@ export class WsTransport implements Transport {
         userAgent: req.headers['user-agent'],
         remoteAddress: req.socket.remoteAddress,
         headers: req.headers,
-      }, settings);
+      }, settings, this.subscriptions);
       this.#connections.add(connection);
       ws.once('close', () => this.#connections.delete(connection));
     });

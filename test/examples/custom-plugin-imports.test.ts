@@ -54,12 +54,15 @@ function problemOf(file: string, specifier: string | undefined): string | undefi
     if (file !== SERVER_FILE) return `plugin entry points are for ${SERVER_FILE} only; plugin code imports 'tollgate'`;
     return existsSync(join(root, 'plugins', plugin[1]!, 'index.ts')) ? undefined : `no plugin "${plugin[1]}" (plugins/${plugin[1]}/index.ts)`;
   }
+  if (specifier === '@tollgate/devnet') {
+    return file === SERVER_FILE ? undefined : `the embedded devnet is for ${SERVER_FILE}'s demo only`;
+  }
   if (specifier.startsWith('node:')) return isBuiltin(specifier) ? undefined : 'not a Node builtin';
   if (specifier.startsWith('./') || specifier.startsWith('../')) {
     const target = resolve(exampleDir, dirname(file), specifier);
     return target.startsWith(exampleDir + sep) ? undefined : `leaves examples/custom-plugin/ (resolves to ${relative(root, target)})`;
   }
-  return "only 'tollgate', 'tollgate/plugins/<name>' (server.ts), node:* builtins and the package's own files may be imported";
+  return "only 'tollgate', 'tollgate/plugins/<name>' and '@tollgate/devnet' (server.ts), node:* builtins and the package's own files may be imported";
 }
 
 /** The violations of one file; `file` is its path relative to the example's folder. */
@@ -100,6 +103,7 @@ t.test('the checker catches what a separate package could not import', async (t)
     ['allowlist.ts', "import type { Logger } from 'pino';\n", 'pino'],
     ['allowlist.ts', "import { container } from 'tsyringe';\n", 'tsyringe'],
     ['allowlist.ts', "import { httpTransport } from 'tollgate/plugins/http';\n", 'tollgate/plugins/http'],
+    ['allowlist.ts', "import { devnet } from '@tollgate/devnet';\n", '@tollgate/devnet'],
     ['allowlist.ts', "const core = await import('../../core/index.js');\n", '../../core/index.js'],
     ['allowlist.ts', "type G = import('../../core/gateway.js').Gateway;\n", '../../core/gateway.js'],
     ['allowlist.ts', "import gateway = require('tollgate/core/gateway');\n", 'tollgate/core/gateway'],
@@ -126,5 +130,5 @@ t.test('the checker lets through what a separate package may import', async (t) 
   ];
   for (const source of good) t.same(check('allowlist.ts', source), [], source.trim());
   t.same(check('nested/deep.ts', "import '../index.js';\n"), [], 'a relative path that stays inside the package');
-  t.same(check(SERVER_FILE, "import { httpTransport } from 'tollgate/plugins/http';\nimport { devnet } from 'tollgate/plugins/devnet';\n"), [], 'server.ts may use plugin entry points');
+  t.same(check(SERVER_FILE, "import { httpTransport } from 'tollgate/plugins/http';\nimport { devnet } from '@tollgate/devnet';\n"), [], 'server.ts may use plugin entry points and the embedded devnet');
 });

@@ -4,7 +4,7 @@ import { startExample, type ExampleProcess } from '../helpers/example-process.js
 import { post, rpc, type RawAnswer } from '../helpers/json-rpc.js';
 import { openWs } from '../helpers/ws-client.js';
 import { EVM_METHODS } from '../../plugins/evm/index.js';
-import { SEED_CONTRACT } from '../../plugins/devnet/index.js';
+import { SEED_CONTRACT } from '@tollgate/devnet';
 
 // examples/custom-plugin as `npm start` runs it, driven by real clients: curl-level HTTP, viem over
 // HTTP and WebSocket, and a raw WebSocket whose upgrade request carries Origin and User-Agent.
@@ -44,9 +44,27 @@ async function used(id: string): Promise<number> {
   return (res.json as { balance: { used: number } }).balance.used;
 }
 
-function forbidden(t: Test, res: RawAnswer, message: string, what = message): void {
+const LIST_FIX = (list: string, what: string): string => `add ${what} to the key's "${list}" allowlist in its security settings, or remove that list`;
+
+/** The error the security plugin answers for `reason`: its setting and fix, written out here. */
+function forbiddenError(reason: string): { code: number; message: string; data: { setting: string; fix: string } } {
+  const [setting, fix] = reason.startsWith('method')
+    ? ['methods', LIST_FIX('methods', 'the method')]
+    : reason === 'origin not allowed: the request has no Origin header'
+      ? ['origins', `call from a page whose origin is allowed (browsers send Origin), or ${LIST_FIX('origins', 'the origin')}`]
+      : reason.startsWith('origin')
+        ? ['origins', LIST_FIX('origins', 'the origin (https://*.example.com allows every subdomain)')]
+        : reason.startsWith('user agent')
+          ? ['userAgents', LIST_FIX('userAgents', 'a part of the User-Agent (case-sensitive)')]
+          : reason.includes(' needs ')
+            ? ['addresses', 'name an allowed contract address in the call']
+            : ['addresses', LIST_FIX('addresses', 'the address')];
+  return { code: -33100, message: `${reason}; fix: ${fix}`, data: { setting, fix } };
+}
+
+function forbidden(t: Test, res: RawAnswer, reason: string, what = reason): void {
   t.equal(res.status, 403, `${what}: HTTP 403`);
-  t.same(res.json, { jsonrpc: '2.0', id: 1, error: { code: -33100, message } }, `${what}: the FORBIDDEN error`);
+  t.same(res.json, { jsonrpc: '2.0', id: 1, error: forbiddenError(reason) }, `${what}: the FORBIDDEN error, naming the setting and the fix`);
 }
 
 function served(t: Test, res: RawAnswer, what: string): void {
@@ -170,14 +188,14 @@ t.test('in a batch only the refused entries fail', async (t) => {
   const answers = res.json as Array<{ id: number; result?: unknown; error?: unknown }>;
   t.same(answers.map((a) => a.id), [1, 2, 3, 4], 'answered in request order');
   t.ok('result' in answers[0]! && 'result' in answers[3]!, 'the allowed entries are served');
-  t.same(answers[1]!.error, { code: -33100, message: 'method not allowed: eth_gasPrice' });
-  t.same(answers[2]!.error, { code: -33100, message: `contract address not allowed: ${FIRST}` });
+  t.same(answers[1]!.error, forbiddenError('method not allowed: eth_gasPrice'));
+  t.same(answers[2]!.error, forbiddenError(`contract address not allowed: ${FIRST}`));
 
   const allRefused = await post(url(DAPP_KEY), [rpc('eth_gasPrice', [], 1), rpc('eth_blockNumber', [], 2)], { 'content-type': 'application/json', ...GOOD, origin: 'https://evil.test' });
   t.equal(allRefused.status, 403, 'a batch whose every entry is refused takes the 403');
   t.same(allRefused.json, [
-    { jsonrpc: '2.0', id: 1, error: { code: -33100, message: 'method not allowed: eth_gasPrice' } },
-    { jsonrpc: '2.0', id: 2, error: { code: -33100, message: 'origin not allowed: https://evil.test' } },
+    { jsonrpc: '2.0', id: 1, error: forbiddenError('method not allowed: eth_gasPrice') },
+    { jsonrpc: '2.0', id: 2, error: forbiddenError('origin not allowed: https://evil.test') },
   ]);
 });
 
@@ -192,7 +210,7 @@ t.test('refused calls cost no credits; allowed ones cost their price', async (t)
   ws.send(rpc('eth_getTransactionCount', [FIRST, 'latest'], 1));
   await ws.waitFor(1);
   ws.close();
-  t.same((ws.messages[0] as { error: unknown }).error, { code: -33100, message: `contract address not allowed: ${FIRST}` }, 'refused over WebSocket too');
+  t.same((ws.messages[0] as { error: unknown }).error, forbiddenError(`contract address not allowed: ${FIRST}`), 'refused over WebSocket too');
   t.equal(await used('dapp'), before, 'six refusals (HTTP, batch, WebSocket) charged nothing');
 
   served(t, await call(DAPP_KEY, 'eth_getBalance', [SECOND, 'latest']), 'an allowed call');
@@ -277,8 +295,8 @@ t.test('WebSocket: Origin and User-Agent come from the upgrade request', async (
   const byId = new Map<number, { result?: unknown; error?: unknown }>();
   for (const message of messages) for (const answer of Array.isArray(message) ? message : [message]) byId.set(answer.id!, answer);
   t.ok('result' in byId.get(1)!, 'an allowed call');
-  t.same(byId.get(2)!.error, { code: -33100, message: `contract address not allowed: ${FIRST}` }, 'a refused call');
-  t.same(byId.get(3)!.error, { code: -33100, message: 'method not allowed: eth_gasPrice' }, 'the refused entry of a batch');
+  t.same(byId.get(2)!.error, forbiddenError(`contract address not allowed: ${FIRST}`), 'a refused call');
+  t.same(byId.get(3)!.error, forbiddenError('method not allowed: eth_gasPrice'), 'the refused entry of a batch');
   t.equal(BigInt(byId.get(4)!.result as Hex), 5n, 'the allowed entry of the same batch');
   t.ok('result' in byId.get(5)!, 'the connection stays open after a refusal');
 
@@ -286,13 +304,13 @@ t.test('WebSocket: Origin and User-Agent come from the upgrade request', async (
   otherOrigin.send(rpc('eth_blockNumber', [], 1));
   await otherOrigin.waitFor(1);
   otherOrigin.close();
-  t.same((otherOrigin.messages[0] as { error: unknown }).error, { code: -33100, message: 'origin not allowed: https://example.com' });
+  t.same((otherOrigin.messages[0] as { error: unknown }).error, forbiddenError('origin not allowed: https://example.com'));
 
   const otherAgent = await openWs(wsUrl(DAPP_KEY), { origin: 'https://app.example.com', headers: { 'user-agent': 'Python/3.12 websockets' } });
   otherAgent.send(rpc('eth_blockNumber', [], 1));
   await otherAgent.waitFor(1);
   otherAgent.close();
-  t.same((otherAgent.messages[0] as { error: unknown }).error, { code: -33100, message: 'user agent not allowed: Python/3.12 websockets' });
+  t.same((otherAgent.messages[0] as { error: unknown }).error, forbiddenError('user agent not allowed: Python/3.12 websockets'));
 });
 
 t.test('SIGTERM closes the gateway and exits 0', async (t) => {

@@ -11,6 +11,7 @@ import { post, rpc } from '../helpers/json-rpc.js';
 import { alive, childPids } from '../helpers/processes.js';
 import { createWorker, handler, runJobs, respond, type Job } from '../../examples/transport-free/worker.js';
 import { closeDemoGateway, demoGateway, DEMO_API_KEY, DEMO_KEY_ID } from '../../examples/transport-free/gateway.js';
+import { TSX_NODE_ARGS } from '../helpers/tsx-node-args.js';
 
 // examples/transport-free: a gateway with no transport, called through gateway.handle(). First as a
 // process (`npm start`: a small HTTP front turning requests into handler events), then in process.
@@ -97,7 +98,7 @@ t.test('npm run queue: jobs from standard input, results as they finish', async 
     { id: 'balance', apiKey: DEMO_API_KEY, body: rpc('eth_getBalance', [ACCOUNT_0, 'latest']) },
     { id: 'stranger', apiKey: 'not-a-key', body: rpc('eth_chainId', []) },
   ];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'queue.ts', '-'], { cwd: exampleDir('transport-free'), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...TSX_NODE_ARGS, 'queue.ts', '-'], { cwd: exampleDir('transport-free'), stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c));

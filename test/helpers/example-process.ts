@@ -39,8 +39,16 @@ function exited(child: ChildProcess): Promise<number | null> {
 /** Starts `examples/<name>` with its start script and waits for its `Listening on` line. */
 export async function startExample(name: string, env: Record<string, string> = {}, timeoutMs = 90_000): Promise<ExampleProcess> {
   const [command, ...args] = startCommand(name);
-  const child = spawn(command === 'node' ? process.execPath : command!, args, {
-    cwd: exampleDir(name),
+  // The start script resolves `tollgate` to its build, as an installed package would; the tests run the
+  // sources instead, so that they need no build.
+  const node = command === 'node';
+  return startServing(`examples/${name}`, exampleDir(name), node ? process.execPath : command!, node ? ['--conditions=tollgate-source', ...args] : args, env, timeoutMs);
+}
+
+/** Runs `command args` in `cwd` with `PORT=0` and waits for its `Listening on` line. */
+export async function startServing(name: string, cwd: string, command: string, args: readonly string[], env: Record<string, string> = {}, timeoutMs = 90_000): Promise<ExampleProcess> {
+  const child = spawn(command, args, {
+    cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PORT: '0', ...env },
   });
@@ -48,7 +56,7 @@ export async function startExample(name: string, env: Record<string, string> = {
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`examples/${name} did not start: ${output}`)); }, timeoutMs);
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${name} did not start: ${output}`)); }, timeoutMs);
     const onData = (): void => {
       const listening = /Listening on (http:\/\/[^\s/]+)/.exec(output);
       if (listening === null) return;
@@ -57,7 +65,7 @@ export async function startExample(name: string, env: Record<string, string> = {
       child.off('exit', onExit);
       resolve(listening[1]!);
     };
-    const onExit = (code: number | null): void => { clearTimeout(timer); reject(new Error(`examples/${name} exited with ${code}: ${output}`)); };
+    const onExit = (code: number | null): void => { clearTimeout(timer); reject(new Error(`${name} exited with ${code}: ${output}`)); };
     child.stdout!.on('data', onData);
     child.once('exit', onExit);
   });

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The shared conformance folder, checked out beside the repository. */
-export const conformanceDir = fileURLToPath(new URL('../../../shared/conformance/', import.meta.url));
+/** The shared conformance folder, checked out beside the repository (or where `TOLLGATE_CONFORMANCE_DIR` says). */
+export const conformanceDir = process.env.TOLLGATE_CONFORMANCE_DIR ?? fileURLToPath(new URL('../../../shared/conformance/', import.meta.url));
 
 /** One recorded exchange of an execution-apis `.io` fixture. */
 export interface RecordedExchange {

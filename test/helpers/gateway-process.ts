@@ -12,12 +12,16 @@ import { httpTransport } from '../../plugins/http/index.js';
 import { evmFamily } from '../../plugins/evm/index.js';
 import { ledgerSqlite } from '../../plugins/ledger-sqlite/index.js';
 import { ledgerRedis } from '../../plugins/ledger-redis/index.js';
+import { wsTransport, type WsTransportOptions } from '../../plugins/ws/index.js';
+import { TSX_NODE_ARGS } from './tsx-node-args.js';
 
 /** What the child is told to run. */
 export interface GatewayProcessSpec {
   readonly config: GatewayConfigInput;
   readonly store: 'sqlite' | 'redis' | 'memory';
   readonly clockMs?: number;
+  /** Adds the WebSocket transport with these options. */
+  readonly ws?: WsTransportOptions;
 }
 
 /** A running gateway child. */
@@ -42,7 +46,7 @@ function exited(child: ChildProcess): Promise<number | null> {
 
 /** Starts a gateway child and waits until it listens. */
 export async function startGatewayProcess(spec: GatewayProcessSpec, timeoutMs = 60_000): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child = spawn(process.execPath, [...TSX_NODE_ARGS, script], {
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...process.env, TOLLGATE_TEST_GATEWAY: JSON.stringify(spec) },
   });
@@ -102,7 +106,7 @@ if (process.env.TOLLGATE_TEST_GATEWAY !== undefined && process.argv[1] === scrip
   const store: TollgatePlugin[] = spec.store === 'sqlite' ? [ledgerSqlite()] : spec.store === 'redis' ? [ledgerRedis()] : [];
   const gateway = await createGateway({
     config: { ...spec.config, log: { level: 'warn', ...spec.config.log }, server: { ...spec.config.server, host: '127.0.0.1', port: 0 } },
-    plugins: [...store, httpTransport(), evmFamily()],
+    plugins: [...store, httpTransport(), ...(spec.ws === undefined ? [] : [wsTransport(spec.ws)]), evmFamily()],
     clock,
   });
   const server = await gateway.listen();

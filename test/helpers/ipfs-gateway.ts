@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GatewayConfigInput, NetworkConfig, TollgatePlugin } from '../../core/index.js';
 import { ipfs, type IpfsSettings } from '../../plugins/ipfs/index.js';
-import { devnet, type DevnetPlugin, type HeliaSettings } from '../../plugins/devnet/index.js';
+import { devnet, type DevnetPlugin, type HeliaSettings } from '@tollgate/devnet';
 import { startTestGateway, type TestGateway } from './gateway.js';
 
 /** The key every IPFS test uses, its secret, and a key whose plan has no file storage. */

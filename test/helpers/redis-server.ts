@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../../plugins/devnet/index.js';
+import { freePort } from '@tollgate/devnet';
 
 /** A `redis-server` child process on a free loopback port, without persistence. */
 export interface RedisServer {
@@ -11,7 +11,11 @@ export interface RedisServer {
   readonly pid: number | undefined;
   /** Kills it with SIGKILL (an outage) and waits until it is gone. */
   kill(): Promise<void>;
-  /** Starts it again on the same port (empty, as after a crash without persistence). */
+  /** Stops it with SIGSTOP (a stall: its sockets stay open, nothing is answered). */
+  pause(): void;
+  /** Lets a paused server run again (SIGCONT). */
+  resume(): void;
+  /** Starts it again on the same port (empty, as after a crash without persistence; with an append-only file, as it was). */
   restart(): Promise<void>;
   /** Stops it for good. Idempotent. */
   stop(): Promise<void>;
@@ -100,6 +104,12 @@ export async function startRedisServer(extraArgs: readonly string[] = []): Promi
       return current?.pid;
     },
     kill,
+    pause() {
+      current?.kill('SIGSTOP');
+    },
+    resume() {
+      current?.kill('SIGCONT');
+    },
     async restart() {
       if (stopped) throw new Error('the Redis server was stopped');
       await kill();

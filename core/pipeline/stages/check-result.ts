@@ -1,19 +1,22 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import { Errors } from '../../errors/catalog.js';
-import type { JsonRpcResponse } from '../../jsonrpc/types.js';
-import { step, type Stage } from '../stage.js';
+import { GatewayError } from '../../leaves/errors/gateway-error.js';
+import { Errors } from '../../leaves/errors/catalog.js';
+import type { JsonRpcResponse } from '../../leaves/jsonrpc/types.js';
+import { step, type Stage } from '../../model/stage.js';
+import { methodOf, replyOf } from '../../model/context-access.js';
 
 /**
  * Runs the method's `checkResult` hook on the upstream's answer. Only methods with a hook pay for
- * parsing the answer; every other answer is forwarded as the bytes the node sent.
+ * parsing the answer; every other answer is forwarded as the bytes the node sent. An answer no upstream
+ * served in this call (one an earlier stage supplied, such as a cached answer) was checked when it was
+ * first served and is not checked again.
  */
 export function checkResult(): Stage {
   return step((ctx) => {
-    const check = ctx.method!.checkResult;
-    if (check === undefined) return;
+    const check = methodOf(ctx).checkResult;
+    if (check === undefined || ctx.servedBy === undefined) return;
     let response: JsonRpcResponse;
     try {
-      response = JSON.parse(Buffer.from(ctx.reply!.body as Uint8Array).toString('utf8')) as JsonRpcResponse;
+      response = JSON.parse(Buffer.from(replyOf(ctx).body as Uint8Array).toString('utf8')) as JsonRpcResponse;
     } catch (error) {
       throw new GatewayError(Errors.UPSTREAM_BAD_RESPONSE, { cause: error });
     }

@@ -1,5 +1,6 @@
-import type { Network } from '../../network.js';
-import { step, type Stage } from '../stage.js';
+import type { Network } from '../../model/context.js';
+import { step, type Stage } from '../../model/stage.js';
+import { methodOf } from '../../model/context-access.js';
 
 /**
  * Runs the method's `limits` hook: it may refuse the call (a `GatewayError`) or rewrite its params (a
@@ -7,7 +8,7 @@ import { step, type Stage } from '../stage.js';
  */
 export function enforceLimits(): Stage {
   return step((ctx) => {
-    const limits = ctx.method!.limits;
+    const limits = methodOf(ctx).limits;
     if (limits === undefined) return;
     const apply = (rewritten: unknown): void => {
       if (rewritten !== undefined) {

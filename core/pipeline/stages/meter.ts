@@ -1,12 +1,13 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import { Errors } from '../../errors/catalog.js';
-import type { RequestContext } from '../../context.js';
-import type { DebitResult } from '../../metering/credit-ledger.js';
-import type { RateDecision } from '../../metering/rate-limiter.js';
-import { isPromise, step, type Stage, type StageDependencies } from '../stage.js';
+import { GatewayError } from '../../leaves/errors/gateway-error.js';
+import { Errors } from '../../leaves/errors/catalog.js';
+import type { RequestContext } from '../../model/context.js';
+import type { DebitResult } from '../../model/credit-ledger.js';
+import type { RateDecision } from '../../model/rate-limiter.js';
+import { isPromise, step, type Stage, type StageDependencies } from '../../model/stage.js';
+import { keyOf, methodOf, planOf } from '../../model/context-access.js';
 
 /**
- * Charges the method's credits: first the key's throughput bucket (credits per second), then its daily
+ * Charges the call's credits (the method's, unless an earlier stage set {@link RequestContext.credits}): first the key's throughput bucket (credits per second), then its daily
  * balance. The debit registers a refund as compensation, so a call the gateway fails later costs nothing.
  */
 export function meter(deps: StageDependencies): Stage {
@@ -14,7 +15,7 @@ export function meter(deps: StageDependencies): Stage {
 
   function settle(ctx: RequestContext, credits: number, debit: DebitResult): void {
     if (!debit.ok) {
-      const plan = ctx.plan!;
+      const plan = planOf(ctx);
       throw new GatewayError(Errors.CREDITS_EXHAUSTED, {
         message: `daily credit limit of ${plan.dailyCredits} reached; resets at ${debit.resetsAt.toISOString()}`,
         data: { dailyCredits: plan.dailyCredits, remaining: debit.remaining, cost: credits, resetsAt: debit.resetsAt.toISOString() },
@@ -27,7 +28,7 @@ export function meter(deps: StageDependencies): Stage {
 
   function charge(ctx: RequestContext, credits: number, now: number, decision: RateDecision): void | Promise<void> {
     if (!decision.ok) {
-      const perSecond = ctx.plan!.creditsPerSecond;
+      const perSecond = planOf(ctx).creditsPerSecond;
       const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
       throw new GatewayError(Errors.RATE_LIMITED, {
         message: `throughput limit of ${perSecond} credits per second exceeded`,
@@ -35,17 +36,17 @@ export function meter(deps: StageDependencies): Stage {
         headers: { 'retry-after': String(seconds) },
       });
     }
-    const result = ledger.debit(ctx.key!.id, credits, ctx.plan!.dailyCredits, new Date(now));
+    const result = ledger.debit(keyOf(ctx).id, credits, planOf(ctx).dailyCredits, new Date(now));
     if (isPromise(result)) return result.then((debit) => settle(ctx, credits, debit));
     settle(ctx, credits, result);
   }
 
   return step((ctx) => {
-    const credits = ctx.method!.credits;
+    const credits = ctx.credits ?? methodOf(ctx).credits;
     if (credits <= 0) return;
-    const perSecond = ctx.plan!.creditsPerSecond;
+    const perSecond = planOf(ctx).creditsPerSecond;
     const now = clock.now();
-    const rate = limiter.take(ctx.key!.id, credits, perSecond, perSecond, now);
+    const rate = limiter.take(keyOf(ctx).id, credits, perSecond, perSecond, now);
     if (isPromise(rate)) return rate.then((decision) => charge(ctx, credits, now, decision));
     return charge(ctx, credits, now, rate);
   });

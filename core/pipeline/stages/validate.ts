@@ -1,6 +1,6 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import { Errors } from '../../errors/catalog.js';
-import { step, type Stage } from '../stage.js';
+import { GatewayError } from '../../leaves/errors/gateway-error.js';
+import { Errors } from '../../leaves/errors/catalog.js';
+import { step, type Stage } from '../../model/stage.js';
 
 const NO_PARAMS: readonly unknown[] = Object.freeze([]);
 

@@ -1,10 +1,10 @@
-import { Errors, GatewayError, step, UpstreamFailure, type RequestContext, type StageDefinition, type Upstream, type UpstreamReply } from '../../../core/index.js';
+import { createUpstreamSender, step, type RequestContext, type StageDefinition, type Upstream, type UpstreamReply, type UpstreamSender, replyOf, servedByOf } from '../../../core/index.js';
 import type { CID } from 'multiformats/cid';
 import { parseContentPath } from '../content-path.js';
 import { IPFS_REQUEST, OBJECT_FROM_BLOCK } from '../context-keys.js';
 import { decodeDagPb, objectJson, type ObjectDataEncoding } from '../dag-pb-object.js';
 import { isIpfsNetwork } from '../family.js';
-import { isKuboError, kuboProtocol } from '../kubo-protocol.js';
+import { isKuboError } from '../kubo-protocol.js';
 import { kuboErrorMessage, kuboErrorReply } from '../kubo-errors.js';
 
 /** The stage that sends `object/get` straight to `block/get` on an upstream known to lack the command; after `route`. */
@@ -32,15 +32,9 @@ function rendered(json: string): UpstreamReply {
   return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(json) };
 }
 
-async function getBlock(upstream: Upstream, cid: CID, ctx: RequestContext): Promise<UpstreamReply> {
-  let reply: UpstreamReply;
-  try {
-    reply = await upstream.request({ path: `/api/v0/block/get?arg=${cid.toString()}`, stream: false, signal: ctx.signal });
-  } catch (error) {
-    throw new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message: `network ${ctx.network.name} is unavailable`, headers: { 'retry-after': '1' }, cause: error });
-  }
-  const failure: UpstreamFailure | undefined = kuboProtocol.inspect(reply, ctx);
-  if (failure !== undefined) throw new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message: `network ${ctx.network.name} is unavailable`, headers: { 'retry-after': '1' }, cause: failure });
+/** Fetches a raw block through the route, as every upstream request goes: selector, breakers, failover. */
+async function getBlock(send: UpstreamSender, cid: CID, ctx: RequestContext): Promise<UpstreamReply> {
+  const { reply } = await send(ctx, { path: `/api/v0/block/get?arg=${cid.toString()}`, stream: false });
   return reply;
 }
 
@@ -48,11 +42,11 @@ async function getBlock(upstream: Upstream, cid: CID, ctx: RequestContext): Prom
  * Resolves `arg` (a CID and a path below it) through dag-pb links, block by block, and renders the node
  * it names. `root` is the root's block when it was already fetched.
  */
-async function fromBlocks(upstream: Upstream, ctx: RequestContext, root?: UpstreamReply): Promise<UpstreamReply> {
+async function fromBlocks(send: UpstreamSender, ctx: RequestContext, root?: UpstreamReply): Promise<UpstreamReply> {
   const { arg, dataEncoding } = argsOf(ctx);
   const { cid, segments } = parseContentPath(arg);
   let current = cid;
-  let reply = root ?? (await getBlock(upstream, current, ctx));
+  let reply = root ?? (await getBlock(send, current, ctx));
   for (const segment of segments) {
     if (reply.status !== 200) return reply;
     let next: CID | undefined;
@@ -63,7 +57,7 @@ async function fromBlocks(upstream: Upstream, ctx: RequestContext, root?: Upstre
     }
     if (next === undefined) return kuboErrorReply(`no link named "${segment}" under ${current.toString()}`);
     current = next;
-    reply = await getBlock(upstream, current, ctx);
+    reply = await getBlock(send, current, ctx);
   }
   if (reply.status !== 200) return reply;
   try {
@@ -77,7 +71,8 @@ async function fromBlocks(upstream: Upstream, ctx: RequestContext, root?: Upstre
  * `object/get` against upstreams that lack it (kubo removed it in 0.28): when the upstream answers that
  * the command does not exist, the node is fetched as a raw block (`block/get`, following the path's
  * links) and rendered as kubo rendered it. Upstreams found lacking are remembered, and later calls go
- * to `block/get` directly. Returns the two stages (after `route`, after `dispatch`).
+ * to `block/get` directly. Every block is fetched through the call's route, under the same selector,
+ * breakers and failover as `dispatch`. Returns the two stages (after `route`, after `dispatch`).
  */
 export function objectGetStages(): StageDefinition[] {
   const lacking = new WeakSet<Upstream>();
@@ -96,24 +91,26 @@ export function objectGetStages(): StageDefinition[] {
     {
       name: OBJECT_GET_FALLBACK_STAGE,
       after: 'dispatch',
-      create: () =>
-        step((ctx) => {
+      create: (deps) => {
+        const send = createUpstreamSender(deps);
+        return step((ctx) => {
           if (!applies(ctx)) return;
-          const reply = ctx.reply!;
+          const reply = replyOf(ctx);
           if (ctx.state.get(OBJECT_FROM_BLOCK) === true) {
             // The upstream was asked for the root's raw block: follow the path, render the node.
             if (reply.status !== 200) return;
-            return fromBlocks(ctx.servedBy!, ctx, reply).then((answer) => {
+            return fromBlocks(send, ctx, reply).then((answer) => {
               ctx.reply = answer;
             });
           }
           if (!lacksObjectGet(reply)) return;
-          const upstream = ctx.servedBy!;
+          const upstream = servedByOf(ctx);
           lacking.add(upstream);
-          return fromBlocks(upstream, ctx).then((answer) => {
+          return fromBlocks(send, ctx).then((answer) => {
             ctx.reply = answer;
           });
-        }),
+        });
+      },
     },
   ];
 }

@@ -1,4 +1,4 @@
-import { Errors, GatewayError, step, type StageDefinition } from '../../../core/index.js';
+import { Errors, GatewayError, step, type StageDefinition, planOf } from '../../../core/index.js';
 import { isIpfsNetwork } from '../family.js';
 import type { ResolvedIpfsSettings } from '../settings.js';
 import { CREDENTIALS_STAGE } from './credentials.js';
@@ -14,7 +14,7 @@ export function planAccessStage(settings: ResolvedIpfsSettings): StageDefinition
     create: () =>
       step((ctx) => {
         if (!isIpfsNetwork(ctx.network)) return;
-        const plan = ctx.plan!.name;
+        const plan = planOf(ctx).name;
         if (!settings.plans.has(plan)) {
           throw new GatewayError(Errors.FORBIDDEN, { message: `the ${plan} plan does not include the file-storage API` });
         }

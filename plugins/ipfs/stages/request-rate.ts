@@ -1,4 +1,4 @@
-import { Errors, GatewayError, step, type RateDecision, type StageDefinition } from '../../../core/index.js';
+import { Errors, GatewayError, step, type RateDecision, type StageDefinition, keyOf, planOf } from '../../../core/index.js';
 import { ipfsCommand } from '../commands.js';
 import { isIpfsNetwork } from '../family.js';
 import type { ResolvedIpfsSettings } from '../settings.js';
@@ -17,7 +17,7 @@ export function requestRateStage(settings: ResolvedIpfsSettings): StageDefinitio
     create({ limiter, clock }) {
       return step((ctx) => {
         if (!isIpfsNetwork(ctx.network)) return;
-        const limits = settings.plans.get(ctx.plan!.name);
+        const limits = settings.plans.get(planOf(ctx).name);
         const kind = ipfsCommand(ctx.call.method)?.kind ?? 'read';
         if (limits === undefined) return;
         const perSecond = kind === 'write' ? limits.writesPerSecond : limits.readsPerSecond;
@@ -31,7 +31,7 @@ export function requestRateStage(settings: ResolvedIpfsSettings): StageDefinitio
             headers: { 'retry-after': String(seconds) },
           });
         };
-        const decision = limiter.take(`ipfs-${kind}:${ctx.key!.id}`, 1, perSecond, burst, clock.now());
+        const decision = limiter.take(`ipfs-${kind}:${keyOf(ctx).id}`, 1, perSecond, burst, clock.now());
         if (decision instanceof Promise) return decision.then(decide);
         decide(decision);
       });

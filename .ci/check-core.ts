@@ -1,0 +1,125 @@
+// Checks what the type checker cannot: the core's imports form no cycle (type-only imports included)
+// and point down its layers, and no core file names a network, protocol, transport or store in code.
+// Usage: node --import tsx .ci/check-core.ts   (exit 1 and one line per problem when a check fails)
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const core = join(root, 'core');
+
+/** Folders of the core, bottom first: a file may import from its own layer or a lower one. */
+const LAYERS = ['leaves', 'model', 'implementations', 'pipeline', 'engine'];
+
+/** Words that belong to plugins: networks, node software, wire protocols of transports, stores. */
+const FORBIDDEN = /\b(evm|eth_\w+|ethereum|solana|polygon|bor_\w+|ipfs|kubo|helia|anvil|litesvm|sqlite|redis|websocket|execution reverted|blockNumber|getSlot)\b|\/v3\b|\/ws\/|\/api\/v0/i;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
+
+function layerOf(dir: string, file: string): number {
+  const top = relative(dir, file).split('/')[0]!;
+  const at = LAYERS.indexOf(top);
+  return at === -1 ? LAYERS.length : at; // index.ts sits on top of everything
+}
+
+/** Relative imports and re-exports of a file, type-only ones included, resolved to files. */
+function importsOf(file: string, source: ts.SourceFile): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    let specifier: ts.Expression | undefined;
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) specifier = node.moduleSpecifier;
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) specifier = node.argument.literal;
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) specifier = node.arguments[0];
+    if (specifier !== undefined && ts.isStringLiteral(specifier) && specifier.text.startsWith('.')) {
+      found.push(resolve(dirname(file), specifier.text).replace(/\.js$/, '.ts'));
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** The names and literals of a file's code, comments left out: doc comments may show how plugins are used. */
+function codeOf(source: ts.SourceFile): Array<{ line: number; text: string }> {
+  const out: Array<{ line: number; text: string }> = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node) || ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node) || ts.isRegularExpressionLiteral(node)) {
+      out.push({ line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1, text: node.getText(source) });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out;
+}
+
+/** Strongly connected components with more than one file (Tarjan), i.e. the import cycles. */
+function cycles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const indexOf = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const connect = (v: string): void => {
+    indexOf.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!indexOf.has(w)) {
+        connect(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, indexOf.get(w)!));
+    }
+    if (low.get(v) === indexOf.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!indexOf.has(v)) connect(v);
+  return found;
+}
+
+export interface CoreProblems {
+  readonly cycles: string[][];
+  readonly upward: string[];
+  readonly names: string[];
+}
+
+/** Runs every check over `dir` (the core by default). */
+export function checkCore(dir = core): CoreProblems {
+  const graph = new Map<string, string[]>();
+  const upward: string[] = [];
+  const names: string[] = [];
+  for (const file of filesUnder(dir)) {
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const imports = importsOf(file, source);
+    graph.set(file, imports.filter((i) => i.startsWith(dir)));
+    for (const target of imports) {
+      if (target.startsWith(dir) && layerOf(dir, target) > layerOf(dir, file)) upward.push(`${relative(root, file)} imports ${relative(root, target)} from a layer above it`);
+    }
+    for (const token of codeOf(source)) {
+      const match = FORBIDDEN.exec(token.text);
+      if (match !== null) names.push(`${relative(root, file)}:${token.line} names "${match[0]}"`);
+    }
+  }
+  return { cycles: cycles(graph).map((c) => c.map((f) => relative(root, f))), upward, names };
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  const problems = checkCore();
+  for (const cycle of problems.cycles) console.log(`import cycle: ${cycle.join(' <-> ')}`);
+  for (const line of problems.upward) console.log(`layers: ${line}`);
+  for (const line of problems.names) console.log(`network names: ${line}`);
+  const count = problems.cycles.length + problems.upward.length + problems.names.length;
+  console.log(count === 0 ? 'core check: no import cycle, layers point down, no network names' : `core check: ${count} problem(s)`);
+  process.exitCode = count === 0 ? 0 : 1;
+}

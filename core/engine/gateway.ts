@@ -1,0 +1,327 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createHash } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import { pino, type Logger } from 'pino';
+import { of, type Observable } from 'rxjs';
+import type { GatewayConfig, GatewayConfigInput } from '../leaves/config/types.js';
+import { ConfigError, resolveConfig } from '../leaves/config/load-config.js';
+import type { RequestContext } from '../model/context.js';
+import { CallContext } from '../implementations/call-context.js';
+import type { NetworkFamily } from '../model/context.js';
+import { NetworkDirectory } from '../model/network-directory.js';
+import { Tokens, type TollgatePlugin, type Transport } from '../model/plugin.js';
+import { systemClock, type Clock } from '../leaves/clock.js';
+import { StaticKeyStore } from '../implementations/metering/config-key-store.js';
+import { hashSecretSync } from '../leaves/secret-hash.js';
+import { MemoryCreditLedger } from '../implementations/metering/memory-credit-ledger.js';
+import { MemoryRateLimiter } from '../model/rate-limiter.js';
+import { FailoverSelector } from '../implementations/upstream/failover-selector.js';
+import { buildPipeline, orderStages } from '../pipeline/pipeline.js';
+import { Started } from './started.js';
+import type { StageDefinition, StageDependencies } from '../model/stage.js';
+import { createJsonRpcEngine, type JsonRpcInput, type JsonRpcOutput } from './json-rpc-engine.js';
+import type { ContextInit, GatewayRuntime, KeyCheck } from '../model/runtime.js';
+import { createKeyCheck } from '../implementations/metering/key-check.js';
+import { encodeError } from '../leaves/jsonrpc/encode.js';
+import { MemoryUsageRecorder, type CallObserver, type UsageRecorder } from '../model/observe.js';
+import { Errors } from '../leaves/errors/catalog.js';
+import type { MountedGateway, MountOptions } from '../leaves/mount.js';
+import { PluginError, type PluginErrorCode, type PluginErrorOptions } from '../leaves/plugin-error.js';
+import { EmbeddedUpstreams } from '../implementations/embedded-upstreams.js';
+import { buildNetworks, type BuiltNetworks } from '../implementations/build-networks.js';
+import { callFinisher } from '../implementations/call-accounting.js';
+import { transportHandlers } from './transport-handlers.js';
+import { createEventMeter } from '../implementations/metering/event-meter.js';
+import { usageWriter } from '../implementations/usage-writer.js';
+
+export { PluginError, type PluginErrorCode, type PluginErrorOptions };
+
+/** How to assemble a gateway. */
+export interface GatewayOptions {
+  /** The configuration, as written by a user (defaults are applied) or already resolved. */
+  readonly config: GatewayConfigInput | GatewayConfig;
+  /** Plugins, registered in this order. */
+  readonly plugins?: readonly TollgatePlugin[];
+  /** Time source (tests inject one to cross a UTC day boundary). */
+  readonly clock?: Clock;
+  /** Logger (default: pino at the config's level). */
+  readonly logger?: Logger;
+}
+
+/** A running gateway: mount its listener and upgrade handler in a Node server, or call it directly. */
+export interface Gateway extends GatewayRuntime {
+  /** A Node `request` listener serving every transport. Unclaimed requests get a JSON-RPC 404. */
+  readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /** A Node `upgrade` listener for transports that upgrade (WebSocket). Unclaimed upgrades are refused. */
+  readonly upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  /**
+   * Handlers for a server of your own that has its own routes: a listener that is also
+   * Connect/Express middleware (what the gateway does not serve goes to `next`), and an upgrade
+   * handler that leaves other upgrades alone, optionally under a path prefix.
+   *
+   * @example
+   * ```ts
+   * import { createServer } from 'node:http';
+   *
+   * const tollgate = gateway.mount({ prefix: '/rpc' });
+   * const server = createServer((req, res) => tollgate.listener(req, res, () => myRoutes(req, res)));
+   * server.on('upgrade', (req, socket, head) => { if (!tollgate.upgrade(req, socket, head)) socket.destroy(); });
+   * // clients call http://host/rpc/eth/v3/<API_KEY> and ws://host/rpc/eth/ws/v3/<API_KEY>
+   * ```
+   */
+  mount(options?: MountOptions): MountedGateway;
+  /**
+   * Handles a JSON-RPC body without any transport: for a queue worker or a serverless function.
+   * Lazy: each subscription runs (and charges) the call once. Unsubscribing before the answer (as
+   * RxJS `timeout` does) or aborting `request.signal` cancels the call: the upstream request is
+   * aborted and the call is not charged.
+   *
+   * @example
+   * ```ts
+   * gateway.handle({ network: 'eth', apiKey: KEY, body: { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] } })
+   *   .subscribe(({ status, body }) => console.log(status, String(body)));
+   * ```
+   */
+  handle(request: HandleRequest): Observable<JsonRpcOutput>;
+  /** Starts a Node HTTP server with the listener and upgrade handler on `port` (default: the config's). */
+  listen(port?: number, host?: string): Promise<Server>;
+  /** Stops transports, plugins, upstream pools and embedded upstreams. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** A transport-free JSON-RPC request for {@link Gateway.handle}. */
+export interface HandleRequest {
+  /** The network's name. */
+  readonly network: string;
+  /** The API key. */
+  readonly apiKey: string;
+  /** A JSON-RPC request or batch: an object, an array, or its JSON text. */
+  readonly body: unknown;
+  /** Name recorded as the transport (default `direct`). */
+  readonly transport?: string;
+  /** Cancels the call (as unsubscribing does): the upstream request is aborted and the call refunded. */
+  readonly signal?: AbortSignal;
+}
+
+function resolveAllOptional<T>(container: DependencyContainer, token: InjectionToken<T>): T[] {
+  return container.isRegistered(token, true) ? container.resolveAll<T>(token) : [];
+}
+
+/** The loggable id of a configured key: its own id, or a hash prefix; never the key. */
+export function keyIdOf(key: string, id?: string): string {
+  return id ?? `key-${createHash('sha256').update(key).digest('hex').slice(0, 8)}`;
+}
+
+function checkPlugins(plugins: readonly TollgatePlugin[]): void {
+  const names = new Set<string>();
+  for (const plugin of plugins) {
+    if (names.has(plugin.name)) throw new PluginError(`plugin "${plugin.name}" is registered twice`, { code: 'PLUGIN_CONFLICT', plugin: plugin.name });
+    for (const dependency of plugin.dependsOn ?? []) {
+      if (!names.has(dependency)) throw new PluginError(`plugin "${plugin.name}" needs plugin "${dependency}" registered before it`, { code: 'PLUGIN_CONFLICT', plugin: plugin.name });
+    }
+    names.add(plugin.name);
+  }
+}
+
+/** Every plugin's bindings, then the checks that need them all; nothing here opens a file or a socket. */
+function registerPlugins(container: DependencyContainer, plugins: readonly TollgatePlugin[], config: GatewayConfig): Map<string, NetworkFamily> {
+  for (const plugin of plugins) {
+    try {
+      plugin.register(container, config);
+    } catch (error) {
+      // Settings problems keep their own type (a ConfigError lists every problem).
+      if (PluginError.is(error) || error instanceof ConfigError) throw error;
+      throw new PluginError(`plugin "${plugin.name}" failed to register: ${(error as Error)?.message ?? String(error)}`, { plugin: plugin.name, cause: error });
+    }
+  }
+  const families = new Map<string, NetworkFamily>();
+  for (const family of resolveAllOptional(container, Tokens.Family)) {
+    if (families.has(family.name)) throw new PluginError(`network family "${family.name}" is registered twice`, { code: 'PLUGIN_CONFLICT' });
+    families.set(family.name, family);
+  }
+  try {
+    orderStages(resolveAllOptional<StageDefinition>(container, Tokens.Stage));
+  } catch (error) {
+    throw new PluginError((error as Error).message, { code: 'PLUGIN_CONFLICT', cause: error });
+  }
+  return families;
+}
+
+/**
+ * Assembles a gateway. First, without any I/O: applies the config, registers the core's defaults and then
+ * every plugin into a container of the gateway's own, and checks families and stage order. Then starts,
+ * in order: the plugins (`start`), the embedded upstreams and upstream pools, the pipeline and the
+ * upstream selector's health checks. When any of it fails, what had started is stopped in reverse order
+ * and the promise rejects with a {@link PluginError}: nothing is left running, open or scheduled.
+ *
+ * @example
+ * ```ts
+ * import 'reflect-metadata';
+ * import { createGateway } from 'tollgate';
+ * import { httpTransport } from 'tollgate/plugins/http';
+ * import { evmFamily } from 'tollgate/plugins/evm';
+ *
+ * const gateway = await createGateway({
+ *   config: { networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: 'http://127.0.0.1:8545' }] }],
+ *             keys: [{ key: 'my-api-key-123', plan: 'growth' }] },
+ *   plugins: [httpTransport(), evmFamily()],
+ * });
+ * await gateway.listen(8080);
+ * ```
+ */
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const config = resolveConfig(options.config);
+  const plugins = options.plugins ?? [];
+  checkPlugins(plugins);
+
+  const container = rootContainer.createChildContainer();
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? pino({ level: config.log.level, base: { service: 'tollgate' } });
+  container.register(Tokens.Clock, { useValue: clock });
+  container.register(Tokens.Logger, { useValue: logger });
+  // Only the scrypt hash of a key's secret is kept, in the key store and in the (copied) resolved config alike.
+  for (const k of config.keys) {
+    if (k.secret === undefined) continue;
+    k.secretHash ??= hashSecretSync(k.secret);
+    delete k.secret;
+  }
+  container.register(Tokens.KeyStore, {
+    useValue: new StaticKeyStore(config.keys.map((k) => [k.key, { id: keyIdOf(k.key, k.id), plan: k.plan, settings: k.settings, secretHash: k.secretHash }] as const)),
+  });
+  container.register(Tokens.CreditLedger, { useValue: new MemoryCreditLedger() });
+  container.register(Tokens.RateLimiter, { useValue: new MemoryRateLimiter() });
+  container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger }) });
+  container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
+  const families = registerPlugins(container, plugins, config);
+  const transports = resolveAllOptional<Transport>(container, Tokens.Transport);
+
+  // Filled in during startup, before createGateway resolves: no request can reach them earlier.
+  let directory = new NetworkDirectory([]);
+  let execute: GatewayRuntime['execute'] = () => { throw new Error('the gateway is not started'); };
+  const createContext = (init: ContextInit): RequestContext => new CallContext(init, clock.now());
+  const jsonRpc = createJsonRpcEngine({
+    createContext,
+    execute: (ctx) => execute(ctx),
+    maxBatchSize: config.server.maxBatchSize,
+    batchConcurrency: config.server.batchConcurrency,
+    servedByHeader: config.server.servedByHeader,
+  });
+
+  // Store plugins open their ledger and usage recorder in start: resolve them on first use, not now.
+  const recordUsage = usageWriter(() => container.resolve<UsageRecorder>(Tokens.UsageRecorder), logger);
+  let eventMeter: ReturnType<typeof createEventMeter> | undefined;
+  const meterEvent: ReturnType<typeof createEventMeter> = (event) =>
+    (eventMeter ??= createEventMeter(container.resolve(Tokens.CreditLedger), recordUsage, clock))(event);
+  // Key stores may be opened by plugins in start: build the check on first use.
+  let keyCheck: KeyCheck | undefined;
+  const checkKey: KeyCheck = (credentials) => (keyCheck ??= createKeyCheck(container.resolve(Tokens.KeyStore), config))(credentials);
+  const started = new Started(logger);
+  let closing: Promise<void> | undefined;
+  const servers = new Set<Server>();
+
+  const gateway: Gateway = {
+    config,
+    container,
+    logger,
+    clock,
+    get networks() {
+      return directory;
+    },
+    createContext,
+    execute: (ctx) => execute(ctx),
+    jsonRpc,
+    meterEvent,
+    recordUsage,
+    checkKey,
+    listener(req, res) {
+      root.listener(req, res);
+    },
+    upgrade(req, socket, head) {
+      if (!root.upgrade(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    },
+    mount(options = {}) {
+      return mount(options.prefix);
+    },
+    handle(request) {
+      const network = directory.get(request.network);
+      if (network === undefined) return jsonRpcNotFound(request.network);
+      // Unsubscribing before the answer cancels the call like a client going away: the pipeline aborts the
+      // upstream request and refunds the call.
+      return jsonRpc({ transport: request.transport ?? 'direct', network, credentials: { apiKey: request.apiKey }, body: request.body, signal: request.signal });
+    },
+    async listen(port = config.server.port, host = config.server.host) {
+      const server = createServer({ keepAliveTimeout: 65_000 }, gateway.listener);
+      server.on('upgrade', gateway.upgrade);
+      // No automatic `100 Continue`: a transport sends it (continueBody) once it accepts the body, so a
+      // body over the limit is refused before the client sends it.
+      server.on('checkContinue', gateway.listener);
+      servers.add(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => { server.off('error', reject); resolve(); });
+      });
+      return server;
+    },
+    close() {
+      closing ??= (async () => {
+        await Promise.allSettled(transports.map((t) => t.close?.()));
+        await Promise.allSettled([...servers].map((s) => new Promise<void>((resolve) => { s.close(() => resolve()); s.closeAllConnections(); })));
+        await started.stopAll();
+      })();
+      return closing;
+    },
+  };
+  const mount = transportHandlers(transports, gateway, logger);
+  const root = mount();
+
+  for (const plugin of plugins) {
+    await started.start(`plugin "${plugin.name}"`, () => plugin.start?.(gateway), () => plugin.stop?.());
+  }
+  const embedded = new EmbeddedUpstreams(resolveAllOptional(container, Tokens.EmbeddedUpstream));
+  let built: BuiltNetworks | undefined;
+  await started.start('the networks', async () => {
+    try {
+      built = await buildNetworks(config, families, embedded);
+    } finally {
+      // Stopped with the rest, also when only some embedded upstreams came up.
+      started.add('embedded upstreams', () => embedded.stop());
+    }
+  }, () => Promise.allSettled(built!.upstreams.map((u) => u.close())));
+  const { networks } = built!;
+  directory = new NetworkDirectory(networks);
+
+  const deps: StageDependencies = {
+    config,
+    container,
+    keys: container.resolve(Tokens.KeyStore),
+    ledger: container.resolve(Tokens.CreditLedger),
+    limiter: container.resolve(Tokens.RateLimiter),
+    selector: container.resolve(Tokens.UpstreamSelector),
+    clock,
+    logger,
+  };
+  const finished = callFinisher(
+    recordUsage,
+    resolveAllOptional<CallObserver>(container, Tokens.CallObserver),
+    clock,
+    logger,
+  );
+  await started.start('the pipeline', () => {
+    execute = buildPipeline(deps, resolveAllOptional<StageDefinition>(container, Tokens.Stage), finished);
+  });
+  // Health probes and breaker trials run for the gateway's lifetime; close() stops them.
+  await started.start('the upstream selector', () => deps.selector.start?.(networks), () => deps.selector.stop?.());
+  const status = deps.selector.status?.bind(deps.selector);
+  if (status !== undefined) {
+    for (const network of networks) {
+      network.useHealth(() => new Set(status().filter((u) => u.network === network.name && !u.healthy).map((u) => u.name)));
+    }
+  }
+  return gateway;
+}
+
+function jsonRpcNotFound(network: string): Observable<JsonRpcOutput> {
+  const body = encodeError(null, { code: Errors.NOT_FOUND.code, message: `unknown network "${network}"` });
+  return of({ status: Errors.NOT_FOUND.httpStatus, headers: {}, body, contexts: [] });
+}

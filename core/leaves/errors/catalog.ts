@@ -1,0 +1,73 @@
+/**
+ * One entry of the error catalog: a stable name, the JSON-RPC code, the HTTP status transports use, the
+ * default message, and advice for clients (rendered in `docs/errors.md`).
+ */
+export interface ErrorEntry {
+  /** Stable identifier, SCREAMING_SNAKE_CASE. */
+  readonly name: string;
+  /** JSON-RPC `error.code`. */
+  readonly code: number;
+  /** HTTP status of the response when this is the outcome of a single request. */
+  readonly httpStatus: number;
+  /** Default `error.message`. */
+  readonly message: string;
+  /** What a client should do about it. */
+  readonly advice: string;
+}
+
+function entry(name: string, code: number, httpStatus: number, message: string, advice: string): ErrorEntry {
+  return Object.freeze({ name, code, httpStatus, message, advice });
+}
+
+/**
+ * The catalog of every error the gateway itself produces. Errors that upstream nodes return (a revert,
+ * code `3`) pass through unchanged and are not listed here.
+ *
+ * Codes follow JSON-RPC 2.0 for envelope and parameter errors, EIP-1474's `-32005` for limits, and the
+ * `-33xxx` range for access errors (key, balance, throughput), as hosted node services do.
+ */
+export const Errors = Object.freeze({
+  /** Parse error (code -32700, HTTP 400). */
+  PARSE_ERROR: entry('PARSE_ERROR', -32700, 400, 'Parse error', 'Send a body that is valid JSON.'),
+  /** Invalid request (code -32600, HTTP 400). */
+  INVALID_REQUEST: entry('INVALID_REQUEST', -32600, 400, 'Invalid request', 'Send a JSON-RPC 2.0 request object (jsonrpc "2.0", a string method, array params) or a non-empty array of them.'),
+  /** Batch too large (code -32600, HTTP 400). */
+  BATCH_TOO_LARGE: entry('BATCH_TOO_LARGE', -32600, 400, 'Batch too large', 'Split the batch into smaller batches.'),
+  /** Request body too large (code -32600, HTTP 413). */
+  BODY_TOO_LARGE: entry('BODY_TOO_LARGE', -32600, 413, 'Request body too large', 'Send smaller requests; split large batches.'),
+  /** Content-Type must be application/json (code -32600, HTTP 415). */
+  UNSUPPORTED_MEDIA_TYPE: entry('UNSUPPORTED_MEDIA_TYPE', -32600, 415, 'Content-Type must be application/json', 'Send the header Content-Type: application/json.'),
+  /** HTTP method not allowed: use POST (code -32600, HTTP 405). */
+  HTTP_METHOD_NOT_ALLOWED: entry('HTTP_METHOD_NOT_ALLOWED', -32600, 405, 'HTTP method not allowed: use POST', 'Send JSON-RPC calls with HTTP POST.'),
+  /** Not found (code -32600, HTTP 404). */
+  NOT_FOUND: entry('NOT_FOUND', -32600, 404, 'Not found', 'Check the URL: the network\'s base followed by the transport\'s path (see the transport\'s docs).'),
+  /** Method not found (code -32601, HTTP 200). */
+  METHOD_NOT_FOUND: entry('METHOD_NOT_FOUND', -32601, 200, 'Method not found', 'Call a method this network offers; see the method table in the docs.'),
+  /** Invalid params (code -32602, HTTP 200). */
+  INVALID_PARAMS: entry('INVALID_PARAMS', -32602, 200, 'Invalid params', 'Fix the parameter the message names.'),
+  /** Internal error (code -32603, HTTP 500). */
+  INTERNAL_ERROR: entry('INTERNAL_ERROR', -32603, 500, 'Internal error', 'Retry later; the call was not charged.'),
+  /** A pipeline stage broke its contract (code -32603, HTTP 500). */
+  STAGE_CONTRACT_VIOLATED: entry('STAGE_CONTRACT_VIOLATED', -32603, 500, 'Internal error: a pipeline stage broke its contract', 'Retry later; the call was not charged. Operators: a plugin stage emitted no context, or more than one.'),
+  /** Limit exceeded (code -32005, HTTP 200). */
+  LIMIT_EXCEEDED: entry('LIMIT_EXCEEDED', -32005, 200, 'Limit exceeded', 'Narrow the query (a smaller block range, fewer addresses or topics); the call was not charged.'),
+  /** Invalid API key (code -33001, HTTP 401). */
+  UNAUTHORIZED: entry('UNAUTHORIZED', -33001, 401, 'Invalid API key', 'Use a valid, active API key where the transport expects it (the URL path, for most).'),
+  /** Forbidden (code -33100, HTTP 403). */
+  FORBIDDEN: entry('FORBIDDEN', -33100, 403, 'Forbidden', 'The key is not allowed to make this call; check its settings.'),
+  /** Daily credit limit reached (code -33000, HTTP 402). */
+  CREDITS_EXHAUSTED: entry('CREDITS_EXHAUSTED', -33000, 402, 'Daily credit limit reached', 'Wait until the balance resets (error.data.resetsAt, 00:00 UTC) or move the key to a larger plan.'),
+  /** Throughput limit exceeded (code -33200, HTTP 429). */
+  RATE_LIMITED: entry('RATE_LIMITED', -33200, 429, 'Throughput limit exceeded', 'Slow down: retry after the Retry-After header\'s seconds.'),
+  /** Network unavailable (code -33503, HTTP 503). */
+  UPSTREAM_UNAVAILABLE: entry('UPSTREAM_UNAVAILABLE', -33503, 503, 'Network unavailable', 'No node could serve the call; retry after the Retry-After header\'s seconds. The call was not charged.'),
+  /** Upstream timeout (code -33504, HTTP 504). */
+  UPSTREAM_TIMEOUT: entry('UPSTREAM_TIMEOUT', -33504, 504, 'Upstream timeout', 'The node did not answer in time; retry. The call was not charged.'),
+  /** Metering unavailable (code -33507, HTTP 503). */
+  METERING_UNAVAILABLE: entry('METERING_UNAVAILABLE', -33507, 503, 'Metering unavailable', 'The gateway cannot reach its credit ledger right now; retry after the Retry-After header\'s seconds. The call was not charged.'),
+  /** Bad response from upstream (code -33502, HTTP 502). */
+  UPSTREAM_BAD_RESPONSE: entry('UPSTREAM_BAD_RESPONSE', -33502, 502, 'Bad response from upstream', 'Retry; the call was not charged.'),
+});
+
+/** The name of an entry of {@link Errors}. */
+export type ErrorName = keyof typeof Errors;

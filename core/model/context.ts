@@ -1,0 +1,448 @@
+// The request context and the contracts it references: methods and families, networks, upstreams and
+// the call protocol. They refer to one another, so they live in one file and no import cycle forms.
+import type { DebitReceipt } from './credit-ledger.js';
+import type { ApiKeyRecord, Plan } from './keys.js';
+import type { JsonRpcId } from '../leaves/jsonrpc/types.js';
+import type { JsonRpcResponse } from '../leaves/jsonrpc/types.js';
+import type { UpstreamFailure } from '../leaves/upstream-failure.js';
+import type { MaybePromise, JsonSchema } from '../leaves/maybe-promise.js';
+import { GatewayError } from '../leaves/errors/gateway-error.js';
+import { Errors } from '../leaves/errors/catalog.js';
+import type { NetworkConfig } from '../leaves/config/types.js';
+import type { SubscriptionSupport } from './subscription.js';
+
+/** What the client sent to authenticate: the key from the URL, and for some APIs a secret. */
+export interface Credentials {
+  /** The API key, as the client sent it. Never log it: log {@link ApiKeyRecord.id} instead. */
+  readonly apiKey: string | undefined;
+  /** The key's secret (HTTP basic password), when the interface uses one. */
+  readonly secret?: string | undefined;
+  /** Where the transport expects the key, for the error a call without one gets (`the URL: /v3/<API_KEY>`). */
+  readonly keyHint?: string | undefined;
+}
+
+/** Facts about the client connection that stages may consult (allowlists, logs). */
+export interface RequestMeta {
+  /** The `Origin` header, if any. */
+  readonly origin?: string | undefined;
+  /** The `User-Agent` header, if any. */
+  readonly userAgent?: string | undefined;
+  /** The client's address. */
+  readonly remoteAddress?: string | undefined;
+  /** All request headers, lower-cased names. */
+  readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
+  /**
+   * State of the client's long-lived connection (a WebSocket), shared by every call made on it: the
+   * transport creates one per connection, and stages keep per-connection state there under their
+   * {@link ContextKey} (the subscriptions a connection holds, for instance). Absent for one-shot requests.
+   */
+  readonly connection?: ContextState;
+}
+
+/** One call: a JSON-RPC request, or a command of another API (the file-storage API, for instance). */
+export interface Call {
+  /** Method or command name. */
+  readonly method: string;
+  /** Parameters as the client sent them. A `limits` hook may replace them (see {@link RequestContext.params}). */
+  readonly params: unknown;
+  /** JSON-RPC id; `undefined` for a notification, or for a call of a non-JSON-RPC API. */
+  readonly id?: JsonRpcId | undefined;
+  /** The client's exact bytes for this call, forwarded unchanged when nothing was rewritten. */
+  readonly raw?: Uint8Array | undefined;
+}
+
+/** The answer an upstream gave, as bytes (for JSON-RPC: the whole response envelope). */
+export interface UpstreamReply {
+  /** HTTP status the upstream answered with. */
+  readonly status: number;
+  /** Response headers the upstream sent. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The response body; a stream for streaming APIs. */
+  readonly body: Uint8Array | NodeJS.ReadableStream;
+  /**
+   * Trailers the upstream sent after a streamed body (a stream error reported after the status was sent, for instance), complete
+   * once the body has ended; absent when the upstream client does not expose them.
+   */
+  readonly trailers?: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** Undoes an effect of an earlier stage (a debit) when the call ends in a gateway error. */
+export type Compensation = () => void | Promise<void>;
+
+/**
+ * Everything the pipeline knows about one call. Transports create it; each stage reads what earlier
+ * stages wrote and adds its own part. Plugins add typed entries through {@link RequestContext.state}
+ * (see {@link ContextKey}) rather than new properties, so keys cannot collide.
+ */
+export interface RequestContext {
+  /** Gateway-assigned id of this call, for logs and tracing. */
+  readonly id: string;
+  /** Name of the transport that received the call (`http`, `ws`, ...). */
+  readonly transport: string;
+  /** The network the call was addressed to. */
+  readonly network: Network;
+  /** The client's credentials. */
+  readonly credentials: Credentials;
+  /** Facts about the client connection. */
+  readonly meta: RequestMeta;
+  /** The call itself. */
+  readonly call: Call;
+  /**
+   * Aborted when the call is cancelled: its subscriber unsubscribed before the answer (a client that went
+   * away, a caller's own timeout) or the signal given at creation aborted. Dispatch passes it to the
+   * upstream request, so cancelling aborts the request in flight.
+   */
+  readonly signal: AbortSignal;
+  /**
+   * Cancels the call: aborts {@link RequestContext.signal}. The pipeline calls it when the call's
+   * subscription ends before its answer; the call then fails and its compensations (the refund) run.
+   */
+  cancel(reason?: unknown): void;
+  /** The client batch the call came in, when it came in one (see {@link CallBatch}). */
+  readonly batch?: CallBatch | undefined;
+  /** Set by `authenticate`: the key's record. */
+  key?: ApiKeyRecord | undefined;
+  /** Set by `authenticate`: the key's plan. */
+  plan?: Plan | undefined;
+  /** Set by `validate`: the method's definition. */
+  method?: MethodDefinition | undefined;
+  /** Parameters to send upstream: the client's, unless a `limits` hook rewrote them. */
+  params: unknown;
+  /** True when `params` differs from the client's, so the client's bytes cannot be forwarded. */
+  rewritten: boolean;
+  /**
+   * Credits the call costs, when a stage before `meter` priced it differently from its method (a
+   * response cache pricing a hit per plan, for instance); `meter` charges the method's credits when unset.
+   */
+  credits?: number | undefined;
+  /** Set by `meter`: the debit to refund if the call fails. */
+  debit?: DebitReceipt | undefined;
+  /** Set by `route`: the upstreams to try, in order. */
+  candidates?: readonly Upstream[] | undefined;
+  /** Set by `dispatch`: the upstream that answered. */
+  servedBy?: Upstream | undefined;
+  /**
+   * Set by `dispatch`: the upstream's answer. A stage that sets it before `route` answers the call
+   * itself (from a response cache, for instance): `route`, `dispatch` and `checkResult` then leave the
+   * call alone, and {@link RequestContext.servedBy} stays unset.
+   */
+  reply?: UpstreamReply | undefined;
+  /**
+   * Set by a response-cache stage: `hit` when the answer came from its cache, `miss` when the call was
+   * cacheable but went upstream; unset for calls no cache considered. Usage and metrics count it.
+   */
+  cache?: 'hit' | 'miss' | undefined;
+  /**
+   * Headers a stage adds to the answer, lower-cased names (transports with headers send them; in a
+   * batch, the distinct values of each header are joined with `, ` in request order).
+   */
+  replyHeaders?: Record<string, string> | undefined;
+  /** Set on failure: the error the client gets. */
+  error?: GatewayError | undefined;
+  /** Number of upstream attempts made. */
+  attempts: number;
+  /** Time the call entered the pipeline (ms since epoch, from the gateway clock). */
+  readonly startedAt: number;
+  /** Undo actions, run in reverse order if the call ends in a gateway error. */
+  readonly compensations: Compensation[];
+  /** Typed, collision-free storage for plugins. */
+  readonly state: ContextState;
+}
+
+/**
+ * A typed key into {@link RequestContext.state}. Create one per piece of plugin state.
+ *
+ * @example
+ * ```ts
+ * const ALLOWED = new ContextKey<boolean>('allowlist.allowed');
+ * ctx.state.set(ALLOWED, true);
+ * const allowed: boolean | undefined = ctx.state.get(ALLOWED);
+ * ```
+ */
+export class ContextKey<T> {
+  /** Description, for debugging. */
+  readonly description: string;
+  declare private readonly phantom: T;
+  constructor(description: string) {
+    this.description = description;
+  }
+}
+
+/**
+ * Per-call storage keyed by {@link ContextKey}. A key is written once with {@link ContextState.set}: a second
+ * `set` of a key that holds a value fails the call with `STAGE_CONTRACT_VIOLATED` (two plugins claiming one
+ * key, or a stage that runs twice, is a bug to see, not a value to lose). A stage that means to change a
+ * value says so with {@link ContextState.replace}.
+ */
+export class ContextState {
+  readonly #values = new Map<ContextKey<unknown>, unknown>();
+
+  /** The value stored under `key`, if any. */
+  get<T>(key: ContextKey<T>): T | undefined {
+    return this.#values.get(key) as T | undefined;
+  }
+
+  /**
+   * Stores `value` under `key`, which must not hold a value yet.
+   *
+   * @throws GatewayError `STAGE_CONTRACT_VIOLATED` when `key` already holds one.
+   */
+  set<T>(key: ContextKey<T>, value: T): void {
+    if (this.#values.has(key)) {
+      throw new GatewayError(Errors.STAGE_CONTRACT_VIOLATED, { message: `context key "${key.description}" already holds a value; use replace to change it` });
+    }
+    this.#values.set(key, value);
+  }
+
+  /** Stores `value` under `key`, replacing any value it held: an explicit overwrite. */
+  replace<T>(key: ContextKey<T>, value: T): void {
+    this.#values.set(key, value);
+  }
+
+  /** Whether `key` holds a value. */
+  has(key: ContextKey<unknown>): boolean {
+    return this.#values.has(key);
+  }
+}
+
+/** What a method's {@link MethodDefinition.limits} hook receives. */
+export interface LimitsInput {
+  /** The validated parameters (an array for positional methods). */
+  readonly params: unknown;
+  /** The call's context. */
+  readonly ctx: RequestContext;
+  /** The network: its per-network state and an uncharged way to ask its upstreams. */
+  readonly network: NetworkRuntime;
+}
+
+/**
+ * One method of a network family: its parameter schema, its credit cost and its policies. Method tables
+ * are data; adding a method is adding an entry.
+ *
+ * @example
+ * ```ts
+ * const getBalance: MethodDefinition = {
+ *   name: 'eth_getBalance',
+ *   credits: 80,
+ *   params: { type: 'array', prefixItems: [address, blockTag], minItems: 2, items: false },
+ *   paramNames: ['address', 'block'],
+ * };
+ * ```
+ */
+export interface MethodDefinition {
+  /** The method's name as clients call it. */
+  readonly name: string;
+  /** JSON Schema of the `params` value (missing params are validated as `[]`). */
+  readonly params: JsonSchema;
+  /**
+   * A check the schema cannot express (a checksum, a decoded length), run by `validate` right after the
+   * schema, before anything is charged: return a message naming the parameter to refuse with `-32602`.
+   */
+  readonly checkParams?: (params: unknown) => string | undefined;
+  /** Names of the positional parameters, used in error messages. */
+  readonly paramNames?: readonly string[];
+  /** Credits charged per call. */
+  readonly credits: number;
+  /** Whether the call may go to a partner provider when no primary can serve (plans permitting). */
+  readonly failover?: boolean;
+  /** False for calls that must never be sent twice (`eth_sendRawTransaction`). Default true. */
+  readonly idempotent?: boolean;
+  /** Upstream timeout for this method, overriding the upstream's own. */
+  readonly timeoutMs?: number;
+  /** The error a client gets when {@link timeoutMs} runs out (default: the catalog's upstream timeout). */
+  readonly onTimeout?: () => GatewayError;
+  /** Transports that offer the method; all when absent. */
+  readonly transports?: readonly string[];
+  /**
+   * Enforces limits before dispatch: throw a {@link GatewayError} to refuse, return new params to rewrite
+   * the call (a capped value), or return nothing to send it unchanged.
+   */
+  readonly limits?: (input: LimitsInput) => MaybePromise<unknown>;
+  /** Inspects the upstream's answer; throw a {@link GatewayError} to replace it with an error. */
+  readonly checkResult?: (response: JsonRpcResponse, ctx: RequestContext) => void;
+  /** One line for the docs. */
+  readonly description?: string;
+}
+
+/** A health probe: the call a family makes to see whether an upstream is alive. */
+export interface HealthProbe {
+  /** Method to call. */
+  readonly method: string;
+  /** Its parameters. */
+  readonly params: readonly unknown[];
+  /**
+   * Reads the upstream's head (a block height, a slot...) from the probe's result, in the family's own
+   * units; undefined when the result carries none. Without it, heads and lag are not tracked.
+   */
+  readonly head?: (result: unknown) => number | undefined;
+}
+
+/**
+ * A network family: the methods a kind of network offers, each with its schema and credit cost, as
+ * a family plugin defines them. A network combines one or more families.
+ */
+export interface NetworkFamily {
+  /** Unique family name, referenced by networks in the config (`families: [evm, polygon]`). */
+  readonly name: string;
+  /** The methods the family offers. */
+  readonly methods: readonly MethodDefinition[];
+  /** How to check an upstream of this family is alive. */
+  readonly probe?: HealthProbe;
+  /** How calls travel to upstreams (default: JSON-RPC over HTTP POST). */
+  readonly protocol?: CallProtocol;
+  /**
+   * True for a node's error that is the call's own outcome, whatever its words (a contract's revert, for
+   * instance): the default protocol then never takes it for the provider's capacity error and answers
+   * the client with it.
+   */
+  readonly isCallError?: (error: { readonly code?: unknown; readonly message?: unknown }) => boolean;
+  /** Subscriptions the family offers over connection-holding transports (`eth_subscribe`), if any. */
+  readonly subscriptions?: SubscriptionSupport;
+}
+
+/**
+ * How calls of a family travel to its upstreams: how a call becomes an upstream request, and which
+ * replies are answers versus failures worth trying elsewhere. JSON-RPC is the default; a family with
+ * another wire protocol (a file-storage API, for instance) brings its own.
+ */
+export interface CallProtocol {
+  /** Builds the upstream request for the call. */
+  encode(ctx: RequestContext): UpstreamRequest;
+  /** Returns a failure when the reply is not an answer (an HTTP 5xx, a capacity error...), else undefined. */
+  inspect(reply: UpstreamReply, ctx: RequestContext): UpstreamFailure | undefined;
+  /**
+   * Present when the protocol carries several calls in one upstream request (a JSON-RPC batch): dispatch
+   * then sends the calls of one client batch that go to the same upstream together.
+   */
+  readonly batch?: BatchCodec;
+}
+
+/** How a {@link CallProtocol} puts several calls in one upstream request and finds each call's answer in the reply. */
+export interface BatchCodec {
+  /** One request carrying every call, each under an id unique within the request. */
+  encode(calls: readonly RequestContext[]): UpstreamRequest;
+  /**
+   * Each call's answer, in the order of `calls`, as if the call had been sent alone (its own id restored),
+   * or the failure that stands for a missing answer; undefined when the reply is not a batch answer at all
+   * (an upstream that does not take batches, or an error for the whole request).
+   */
+  split(reply: UpstreamReply, calls: readonly RequestContext[]): Array<UpstreamReply | UpstreamFailure> | undefined;
+}
+
+/**
+ * The calls of one client batch, as dispatch sees them: calls that reach dispatch for the same upstream
+ * at about the same time travel in one upstream request (see {@link BatchCodec}). The engine makes one
+ * per client batch; a call outside a batch has none.
+ */
+export interface CallBatch {
+  /**
+   * Sends `request` for `ctx` to `upstream`, together with the other calls of the batch bound for it when
+   * the protocol can batch, and resolves with the call's own answer. Rejects like {@link Upstream.request}.
+   */
+  send(ctx: RequestContext, upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: AbortSignal): Promise<UpstreamReply>;
+  /**
+   * Waits for `promise` on behalf of `ctx`, telling the batch that the call is held by something outside
+   * it (an identical call in flight, for instance), so the calls waiting in dispatch do not wait for it.
+   */
+  idle<T>(ctx: RequestContext, promise: Promise<T>): Promise<T>;
+}
+
+/** A method of a network, with its compiled parameter check. */
+export interface NetworkMethod {
+  /** The method as its family defines it. */
+  readonly definition: MethodDefinition;
+  /** Checks and normalizes the parameters; returns an error message when they are invalid. */
+  readonly validate: (params: unknown) => string | undefined;
+}
+
+/** What a family's hooks may use of a network: its name, state, options and an uncharged call to its upstreams. */
+export interface NetworkRuntime {
+  /** The network's name. */
+  readonly name: string;
+  /** Per-network state that families keep between calls (caches of chain data, for instance). */
+  readonly state: Map<string, unknown>;
+  /** The network's `options` from the config. */
+  readonly options: Readonly<Record<string, unknown>>;
+  /** Calls `method` on the network's upstreams (healthy first), uncharged; rejects when none answers. */
+  rpc(method: string, params: readonly unknown[]): Promise<unknown>;
+}
+
+/** A configured network: its families' methods, its upstreams and its call protocol. */
+export interface Network extends NetworkRuntime {
+  /** The network's config entry. */
+  readonly config: NetworkConfig;
+  /** Every method its families offer, by name. */
+  readonly methods: ReadonlyMap<string, NetworkMethod>;
+  /** Its families, in config order. */
+  readonly families: readonly NetworkFamily[];
+  /** Its upstreams: primaries first, then partners. */
+  readonly upstreams: readonly Upstream[];
+  /** How calls are encoded for its upstreams and their answers classified. */
+  readonly protocol: CallProtocol;
+  /** Lets `rpc` try healthy upstreams first: `unhealthy` names the ones to try last. */
+  useHealth(unhealthy: () => ReadonlySet<string>): void;
+}
+
+/** One request to an upstream. */
+export interface UpstreamRequest {
+  /** Path appended to the upstream URL's path; default: the URL's own path. */
+  readonly path?: string;
+  /** HTTP method; default POST. */
+  readonly method?: 'POST' | 'GET';
+  /** Extra headers. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The body: the client's bytes when nothing was rewritten. */
+  readonly body?: Uint8Array | string | NodeJS.ReadableStream;
+  /** Overrides the upstream's timeout. */
+  readonly timeoutMs?: number;
+  /** Aborts the request. */
+  readonly signal?: AbortSignal;
+  /** Answer with the body as a stream rather than bytes. */
+  readonly stream?: boolean;
+}
+
+/** How one upstream is reached. */
+export interface UpstreamSettings {
+  /** Unique name (logs, metrics, the served-by header). */
+  readonly name: string;
+  /** The network it serves. */
+  readonly network: string;
+  /** Its URL. */
+  readonly url: string;
+  /** Its WebSocket URL, when it has one (subscriptions need it). */
+  readonly wsUrl?: string | undefined;
+  /** Primary node or partner provider (failover). */
+  readonly role: 'primary' | 'partner';
+  /** Headers sent with every request. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Per-request timeout. */
+  readonly timeoutMs: number;
+  /** Connect timeout. */
+  readonly connectTimeoutMs: number;
+  /** Keep-alive connections in its pool. */
+  readonly connections: number;
+  /** How long an idle connection is kept. */
+  readonly keepAliveTimeoutMs: number;
+  /** Share of calls among equals. */
+  readonly weight?: number;
+}
+
+/** A node endpoint the gateway forwards calls to. */
+export interface Upstream {
+  /** How it is reached. */
+  readonly settings: UpstreamSettings;
+  /** Its name. */
+  readonly name: string;
+  /** Primary node or partner provider. */
+  readonly role: 'primary' | 'partner';
+  /** Share of calls among equals. */
+  readonly weight: number;
+  /** Requests in flight. */
+  readonly inFlight: number;
+  /** Sends one request; rejects with an `UpstreamFailure` when the node cannot be reached or times out. */
+  request(request: UpstreamRequest, timeoutMs?: number, signal?: AbortSignal): Promise<UpstreamReply>;
+  /** Closes its connections. */
+  close(): Promise<void>;
+}
+
+export type { MaybePromise, JsonSchema };

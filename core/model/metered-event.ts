@@ -1,0 +1,39 @@
+import type { MaybePromise } from '../leaves/maybe-promise.js';
+import type { DebitRefused } from './credit-ledger.js';
+import type { ApiKeyRecord, Plan } from './keys.js';
+
+/**
+ * Something delivered to a client outside a call, and charged on its own: an event of a subscription,
+ * for instance. The call that opened the subscription went through the pipeline (and was charged
+ * there); each event it brings is charged here, against the same daily balance.
+ */
+export interface MeteredEvent {
+  /** The key the event is delivered to (as authenticated by the call that opened the stream). */
+  readonly key: ApiKeyRecord;
+  /** The key's plan. */
+  readonly plan: Plan;
+  /** The network's name. */
+  readonly network: string;
+  /** What usage records it under (for an `eth_subscribe` stream of new heads: `eth_subscription:newHeads`). */
+  readonly method: string;
+  /** Credits it costs. */
+  readonly credits: number;
+  /** Bytes delivered, for usage. */
+  readonly bytes?: number;
+}
+
+/**
+ * Charges events: a debit of the key's daily balance (no throughput bucket: the client does not choose
+ * when events come), and a usage record once the debit is taken. A refused debit means the event must not
+ * be delivered; the caller then closes the stream with the quota error.
+ */
+export type EventMeter = (event: MeteredEvent) => MaybePromise<EventCharge>;
+
+/** The outcome of charging an event: taken (deliver it), or refused (do not; the balance is used up). */
+export type EventCharge = EventTaken | DebitRefused;
+
+/** An event's debit was taken: deliver it. */
+export interface EventTaken {
+  /** Always true. */
+  readonly ok: true;
+}

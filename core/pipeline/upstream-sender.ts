@@ -1,0 +1,145 @@
+import { GatewayError } from '../leaves/errors/gateway-error.js';
+import { Errors } from '../leaves/errors/catalog.js';
+import type { Network, RequestContext, Upstream, UpstreamReply, UpstreamRequest } from '../model/context.js';
+import { resolveFailoverSettings, type FailoverSettings } from '../implementations/upstream/failover-settings.js';
+import { networkUnavailable } from '../implementations/upstream/unavailable.js';
+import { UpstreamFailure } from '../leaves/upstream-failure.js';
+import type { StageDependencies } from '../model/stage.js';
+import { AttemptObserverToken, type AttemptEnd } from '../model/attempt-observer.js';
+import { candidatesOf, methodOf } from '../model/context-access.js';
+
+/** An upstream's answer to a request sent by an {@link UpstreamSender}, and the upstream that gave it. */
+export interface UpstreamAnswer {
+  /** The answer the call's protocol accepted. */
+  readonly reply: UpstreamReply;
+  /** The upstream that gave it. */
+  readonly upstream: Upstream;
+}
+
+/**
+ * Sends one request for a call to the call's route (`ctx.candidates`) under the network's failover
+ * policy, and resolves with the first answer its protocol accepts. `dispatch` sends every call through
+ * one; a stage that needs another request for the same call (a follow-up read) builds its own with
+ * {@link createUpstreamSender}, so that request meets the same selector, breakers and deadlines.
+ */
+export type UpstreamSender = (ctx: RequestContext, request: UpstreamRequest) => Promise<UpstreamAnswer>;
+
+/** How an {@link UpstreamSender} sends. */
+export interface UpstreamSenderOptions {
+  /**
+   * Send the request of a call that came in a client batch through the batch (`ctx.batch`), so the
+   * batch's calls bound for the same upstream travel together. Only for the call's own request, the one
+   * its protocol encodes: `dispatch` sets it.
+   */
+  readonly batched?: boolean;
+}
+
+/**
+ * Builds an {@link UpstreamSender} over the gateway's selector, attempt observers and failover settings.
+ *
+ * - A failure to answer (connect error, reset, timeout, HTTP 5xx or 429, a provider's capacity error) moves
+ *   on to the next upstream, within `failover.maxAttempts` primaries and the `failover.deadlineMs` of the
+ *   whole request: no attempt starts after the deadline, and an attempt's timeout is cut to what is left.
+ * - A node's own answer, error or not, ends the loop: it is the answer, never a reason to retry.
+ * - A request that is not idempotent is never sent again once an upstream may have received it.
+ * - A method's own deadline ends the call with the method's error: another node would not do better.
+ * - The selector learns every outcome (breakers, counters); a client that went away is no upstream's fault.
+ *
+ * When nothing answered the promise rejects with `UPSTREAM_UNAVAILABLE` (or `UPSTREAM_TIMEOUT` when the
+ * last attempt timed out).
+ */
+export function createUpstreamSender(deps: StageDependencies, options: UpstreamSenderOptions = {}): UpstreamSender {
+  const batched = options.batched === true;
+  const { selector, logger, config, container } = deps;
+  const observers = container.isRegistered(AttemptObserverToken, true) ? container.resolveAll(AttemptObserverToken) : [];
+  const observe = (ctx: RequestContext, upstream: Upstream): AttemptEnd | undefined => {
+    if (observers.length === 0) return undefined;
+    const ends = observers.map((observer) => observer.attemptStarted(ctx, upstream));
+    let done = false;
+    return (failure) => {
+      if (done) return;
+      done = true;
+      for (const end of ends) end(failure);
+    };
+  };
+  const policies = new WeakMap<Network, FailoverSettings>();
+  const policyOf = (network: Network): FailoverSettings => {
+    let policy = policies.get(network);
+    if (policy === undefined) {
+      policy = resolveFailoverSettings(config, network.config);
+      policies.set(network, policy);
+    }
+    return policy;
+  };
+
+  return async (ctx, request) => {
+    const method = methodOf(ctx);
+    const network = ctx.network;
+    const protocol = network.protocol;
+    const idempotent = method.idempotent !== false;
+    const policy = policyOf(network);
+    const candidates = candidatesOf(ctx);
+    const signal = ctx.signal;
+    const startedAt = performance.now();
+    const deadline = startedAt + policy.deadlineMs;
+    let primaries = 0;
+    let last: UpstreamFailure | undefined;
+    let resendRefused = false;
+    for (let i = 0; i < candidates.length; i++) {
+      const upstream = candidates[i]!;
+      if (signal.aborted) break;
+      const primary = upstream.settings.role === 'primary';
+      if (primary && primaries >= policy.maxAttempts) continue;
+      const now = i === 0 ? startedAt : performance.now();
+      const remaining = deadline - now;
+      if (remaining <= 0) break;
+      if (selector.admit !== undefined && !selector.admit(upstream, ctx)) continue;
+      const own = method.timeoutMs ?? request.timeoutMs ?? upstream.settings.timeoutMs;
+      const cut = remaining < own;
+      if (primary) primaries++;
+      ctx.attempts++;
+      let failure: UpstreamFailure | undefined;
+      const ended = observe(ctx, upstream);
+      try {
+        const timeoutMs = cut ? Math.max(1, Math.floor(remaining)) : own;
+        const reply = await (batched && ctx.batch !== undefined ? ctx.batch.send(ctx, upstream, request, timeoutMs, signal) : upstream.request(request, timeoutMs, signal));
+        failure = protocol.inspect(reply, ctx);
+        ended?.(failure);
+        if (failure === undefined) {
+          selector.onSuccess?.(upstream, performance.now() - now);
+          return { reply, upstream };
+        }
+      } catch (error) {
+        failure = error instanceof UpstreamFailure ? error : new UpstreamFailure('reset', String(error), { maybeReceived: true, cause: error });
+        ended?.(failure);
+      }
+      last = failure;
+      // The client went away: nothing to answer, and no upstream to blame.
+      if (signal.aborted) break;
+      if (failure.kind === 'timeout' && !cut && method.timeoutMs !== undefined && method.onTimeout !== undefined) {
+        // The method's own deadline ran out: the query is too heavy, another node would not do better.
+        throw method.onTimeout();
+      }
+      // A timeout cut short by the call's deadline says nothing about the upstream.
+      if (!(cut && failure.kind === 'timeout')) selector.onFailure?.(upstream, failure);
+      logger.warn({ call: ctx.id, network: network.name, upstream: upstream.name, failure: failure.kind, reason: failure.message }, 'upstream attempt failed');
+      if (failure.maybeReceived && !idempotent) {
+        resendRefused = true;
+        break;
+      }
+    }
+    if (signal.aborted) throw new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message: 'the client went away', cause: last });
+    if (last?.kind === 'timeout') {
+      throw new GatewayError(Errors.UPSTREAM_TIMEOUT, { message: `no upstream of ${network.name} answered in time`, cause: last });
+    }
+    if (resendRefused) {
+      throw networkUnavailable(
+        network,
+        selector,
+        `the node failed after it may have received the call; ${method.name} is not sent twice: check its effect before sending it again`,
+        last,
+      );
+    }
+    throw networkUnavailable(network, selector, undefined, last);
+  };
+}

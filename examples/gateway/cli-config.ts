@@ -1,0 +1,25 @@
+import { ConfigError, loadConfigFile, resolveConfig, type GatewayConfig } from 'tollgate';
+import { portFromEnv, type CliOptions } from './cli.js';
+import { defaultConfig } from './default-config.js';
+import { applyStoreFlags } from './store-flags.js';
+
+/**
+ * The configuration a command works with: the `--config` file, or the demo's without one; then the
+ * flags and environment on top (`--port`/`PORT`, `--host`, `--log-level`, the store's `--data-dir` and
+ * `--redis`). Throws {@link ConfigError} for an invalid file, another error for one that cannot be read.
+ */
+export async function loadCliConfig(cli: CliOptions, env: Readonly<Record<string, string | undefined>> = process.env): Promise<GatewayConfig> {
+  const config = cli.config === undefined ? resolveConfig(defaultConfig) : await loadConfigFile(cli.config);
+  const port = cli.port ?? portFromEnv(env.PORT);
+  if (port !== undefined) config.server.port = port;
+  if (cli.host !== undefined) config.server.host = cli.host;
+  if (cli.logLevel !== undefined) config.log.level = cli.logLevel;
+  applyStoreFlags(config, cli, env);
+  return config;
+}
+
+/** The text for a failed {@link loadCliConfig}: the problems of an invalid file, or why it cannot be read. */
+export function reportLoadFailure(error: unknown, file: string | undefined): string {
+  if (error instanceof ConfigError) return `${error.message}\n`;
+  return `cannot read ${file ?? 'the configuration'}: ${(error as Error).message}\n`;
+}

@@ -1,0 +1,43 @@
+import { CLI_COMMANDS } from './command-table.js';
+
+const commands = CLI_COMMANDS.flatMap((command) => command.synopsis.map((form) => `  tollgate ${form}`));
+const summaries = CLI_COMMANDS.map((command) => `  ${command.name.padEnd(8)} ${command.summary}`);
+
+/** The `--help` text: every command, flag and environment variable. */
+export const HELP = `Usage:
+${commands.join('\n')}
+  tollgate --help | --version
+
+Commands:
+${summaries.join('\n')}
+
+The gateway keeps keys, balances and usage in SQLite (.data/tollgate.db), so they survive restarts;
+--redis shares them between several instances. The keys and usage commands work on the same store
+(also while the gateway runs) and exit. A new or rotated key's API key and secret are printed once;
+only their hashes are stored.
+
+Options:
+  -c, --config <file>     JSON or YAML configuration file (see docs/configuration.md)
+  -p, --port <n>          port to listen on (overrides server.port; 0 picks a free port)
+      --host <addr>       interface to listen on (overrides server.host)
+      --log-level <lvl>   fatal|error|warn|info|debug|trace|silent (overrides log.level)
+      --data-dir <dir>    folder of the SQLite store and of the embedded IPFS node's blocks (default .data)
+      --redis <url>       keep keys, balances and usage in Redis (env TOLLGATE_REDIS_URL)
+      --plan <name>       keys create: the key's plan
+      --id <id>           keys create: the key's id (default: generated)
+      --label <text>      keys create: a note for operators
+      --day <day>         usage: one UTC day (default today)
+      --from <day>        usage: first day of a range
+      --to <day>          usage: last day of a range
+      --json              commands print JSON
+  -h, --help              show this help
+  -v, --version           print the version
+
+Environment:
+  PORT                    port to listen on, when --port is not given
+  TOLLGATE_DATA_DIR       as --data-dir
+  TOLLGATE_REDIS_URL      Redis URL (as --redis)
+  TOLLGATE_ADMIN_TOKEN    turns on the admin API at /admin/v1 (docs/operations.md)
+  TOLLGATE_METRICS_TOKEN  bearer token required by /metrics
+  TOLLGATE_ANVIL_BINARY   an Anvil binary to use instead of the bundled one
+`;

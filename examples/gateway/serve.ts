@@ -1,0 +1,130 @@
+import type { AddressInfo } from 'node:net';
+import { createGateway, ConfigError, PluginError, type GatewayConfig, type TollgatePlugin } from 'tollgate';
+import type { CliOptions } from './cli.js';
+import { loadCliConfig, reportLoadFailure } from './cli-config.js';
+import { bundledPlugins, MissingPackagesError } from './bundled-plugins.js';
+import { DEMO_API_SECRET } from './default-config.js';
+import { portProblem } from './port-check.js';
+import { DATA_DIR_ENV } from './store-flags.js';
+
+/** What the banner shows of the devnet plugin's seed (the devnet package is not a dependency: only its shape is known here). */
+interface SeededDevnet {
+  getSeed(id?: string): {
+    readonly contract: { readonly address: string };
+    readonly transactions: { readonly eip1559Transfer: { readonly hash: string; readonly blockHash: string } };
+    readonly revert: { readonly call: string };
+  };
+}
+
+/** The seeded values README's calls use: the contract, a transaction and its block, and a call that reverts. */
+function seedLines(plugins: readonly TollgatePlugin[]): string[] {
+  const devnet = plugins.find((p) => p.name === 'devnet') as (TollgatePlugin & Partial<SeededDevnet>) | undefined;
+  if (devnet?.getSeed === undefined) return [];
+  try {
+    const seed = devnet.getSeed('anvil');
+    const transfer = seed.transactions.eip1559Transfer;
+    return [
+      '',
+      '  Seeded on eth-devnet:',
+      `    contract          ${seed.contract.address}`,
+      `    transaction       ${transfer.hash}`,
+      `    its block         ${transfer.blockHash}`,
+      `    call that reverts ${seed.revert.call}   (eth_call data for the contract)`,
+    ];
+  } catch {
+    return [];
+  }
+}
+
+/** The lines printed once the gateway listens: where each network is served, and the operator's endpoints. */
+async function banner(gateway: Awaited<ReturnType<typeof createGateway>>, config: GatewayConfig, plugins: readonly TollgatePlugin[], port: number, demo: boolean): Promise<string> {
+  const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
+  const lines = [`Tollgate: Listening on http://${host}:${port}`, ''];
+  for (const network of gateway.networks.all) {
+    const base = network.config.base?.path ?? (network.config.base?.hosts === undefined ? `/${network.name}` : '');
+    const root = `${host}:${port}${base === '/' ? '' : base}`;
+    if (network.config.families.includes('ipfs')) {
+      lines.push(`  ${network.name.padEnd(18)} http://${root}/api/v0/<command>   (ipfs: curl -u <API_KEY>:<API_SECRET> -X POST)`);
+      continue;
+    }
+    lines.push(`  ${network.name.padEnd(18)} http://${root}/v3/<API_KEY>   (${network.config.families.join(', ')})`);
+    // A family may offer its methods over some transports only (Solana's: HTTP); show WebSocket where it serves something.
+    const overWs = [...network.methods.values()].some((m) => m.definition.transports === undefined || m.definition.transports.includes('ws'));
+    if (overWs) lines.push(`  ${''.padEnd(18)} ws://${root}/ws/v3/<API_KEY>`);
+  }
+  if (demo) lines.push('', `  API key: ${config.keys[0]!.key}`, `  API secret: ${DEMO_API_SECRET}   (the file-storage API's basic-auth password)`, ...seedLines(plugins));
+  const { operatorBanner } = await import('./operator-plugins.js');
+  lines.push('', ...await operatorBanner(config, plugins, `http://${host}:${port}`));
+  lines.push('', 'Press Ctrl+C to stop.', '');
+  return lines.join('\n');
+}
+
+/**
+ * `tollgate start` and `tollgate demo`: loads the configuration, checks the port and the packages the
+ * plugins need before any embedded node starts, assembles the gateway, listens and prints the banner.
+ * Resolves with 0 once serving (the open server keeps the process alive until SIGINT or SIGTERM), or
+ * with the exit code of a problem, printed as one line.
+ */
+export async function serve(cli: CliOptions, mode: 'start' | 'demo'): Promise<number> {
+  const err = (text: string): void => void process.stderr.write(text);
+  const extra = cli.command?.args ?? [];
+  if (extra.length > 0) {
+    err(`tollgate ${mode}: unexpected argument "${extra[0]}" (see tollgate --help)\n`);
+    return 2;
+  }
+  if (mode === 'demo' && cli.config !== undefined) {
+    err('tollgate demo serves the built-in demo configuration; to serve a file: tollgate start --config <file>\n');
+    return 2;
+  }
+  let config: GatewayConfig;
+  try {
+    config = await loadCliConfig(cli);
+  } catch (error) {
+    err(reportLoadFailure(error, cli.config));
+    return 1;
+  }
+  // --data-dir holds the embedded file store's blocks too; the devnet reads that folder from the environment.
+  if (cli.dataDir !== undefined) process.env[DATA_DIR_ENV] = cli.dataDir;
+
+  const busy = await portProblem(config.server.host, config.server.port);
+  if (busy !== undefined) {
+    err(`${busy}\n`);
+    return 1;
+  }
+  let plugins: TollgatePlugin[];
+  try {
+    plugins = await bundledPlugins(config);
+  } catch (error) {
+    if (!(error instanceof MissingPackagesError)) throw error;
+    err(`${error.message}\n`);
+    return 1;
+  }
+  const { gatewayLogger } = await import('tollgate/plugins/metrics');
+  let gateway: Awaited<ReturnType<typeof createGateway>>;
+  try {
+    gateway = await createGateway({ config, plugins, logger: gatewayLogger(config.log.level) });
+  } catch (error) {
+    err(`${error instanceof PluginError || error instanceof ConfigError ? error.message : String((error as Error).stack ?? error)}\n`);
+    return 1;
+  }
+  const server = await gateway.listen();
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(await banner(gateway, config, plugins, port, cli.config === undefined));
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    gateway.logger.info({ signal }, 'shutting down');
+    gateway.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        gateway.logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  return 0;
+}

@@ -1,0 +1,160 @@
+import type { GatewayConfig, KeyRegistry, CreditLedger, UsageRecorder } from 'tollgate';
+import { KeyManager, KeyManagerError, type DayUsage, type IssuedKey, type KeyView } from 'tollgate/plugins/admin';
+import { SECURITY_SECTION } from 'tollgate/plugins/security';
+import type { CliOptions } from './cli.js';
+import { loadCliConfig, reportLoadFailure } from './cli-config.js';
+import { storeKind } from './store-flags.js';
+
+/** Where the command's output goes (stdout and stderr by default). */
+export interface CommandOutput {
+  /** Normal output. */
+  out(text: string): void;
+  /** Errors. */
+  err(text: string): void;
+}
+
+const stdio: CommandOutput = {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+};
+
+interface OpenStore {
+  readonly registry: KeyRegistry;
+  readonly ledger: CreditLedger;
+  readonly usage: UsageRecorder;
+  close(): Promise<void> | void;
+}
+
+/** Opens the store the config selects; only that store's plugin (and driver) is loaded. */
+async function openStore(config: GatewayConfig): Promise<OpenStore> {
+  if (storeKind(config) === 'redis') {
+    const { createRedisStore, LEDGER_REDIS_PLUGIN } = await import('tollgate/plugins/ledger-redis');
+    const store = createRedisStore(config.plugins[LEDGER_REDIS_PLUGIN]);
+    await store.open();
+    return { registry: store.keys, ledger: store.ledger, usage: store.usage, close: () => store.close() };
+  }
+  const { openSqliteStore, resolveSqliteSettings, LEDGER_SQLITE_PLUGIN } = await import('tollgate/plugins/ledger-sqlite');
+  const store = openSqliteStore(resolveSqliteSettings([config.plugins[LEDGER_SQLITE_PLUGIN]]));
+  return { registry: store.keys, ledger: store.ledger, usage: store.usage, close: () => store.close() };
+}
+
+function describeKey(key: KeyView): string {
+  const state = key.revokedAt === undefined ? 'active' : `revoked ${key.revokedAt}`;
+  const hint = key.source === 'config' ? '(config file)' : key.keyHint;
+  return `${key.id.padEnd(24)} ${key.plan.padEnd(12)} ${hint.padEnd(14)} ${state}${key.label === undefined ? '' : `  ${key.label}`}`;
+}
+
+function describeIssued(issued: IssuedKey, verb: string): string {
+  return [
+    `${verb} key ${issued.key.id} on plan ${issued.key.plan}.`,
+    '',
+    `  API key: ${issued.apiKey}`,
+    `  secret:  ${issued.secret}`,
+    '',
+    'Store them now: they are not shown again (only their hashes are kept).',
+    '',
+  ].join('\n');
+}
+
+function describeUsage(id: string, days: readonly DayUsage[]): string {
+  const lines: string[] = [];
+  for (const day of days) {
+    lines.push(`${id} on ${day.day}: ${day.total.calls} calls, ${day.total.credits} credits, ${day.total.failed} failed, ${day.total.bytes} bytes (balance used ${day.balanceUsed})`);
+    for (const [method, t] of Object.entries(day.methods)) {
+      lines.push(`  ${method.padEnd(40)} ${String(t.calls).padStart(9)} calls ${String(t.credits).padStart(12)} credits ${String(t.failed).padStart(7)} failed ${String(t.bytes).padStart(12)} bytes`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Runs `keys ...` or `usage ...` against the store the config selects (the same one the gateway uses),
+ * prints the outcome and resolves with the exit code: 0 done, 1 refused (unknown key, bad plan...), 2
+ * bad usage.
+ */
+export async function runCommand(cli: CliOptions, config: GatewayConfig, io: CommandOutput = stdio): Promise<number> {
+  const command = cli.command!;
+  const [verb, ...rest] = command.args;
+  const usage = (message: string): number => {
+    io.err(`${message}\nsee tollgate --help\n`);
+    return 2;
+  };
+  if (command.name === 'keys' && !['create', 'list', 'rotate', 'revoke', 'plan', 'security'].includes(verb ?? '')) {
+    return usage('keys: expected create, list, rotate <id>, revoke <id>, plan <id> <plan> or security <id> [<json>]');
+  }
+  if (command.name === 'keys' && verb === 'security' && (rest.length < 1 || rest.length > 2)) return usage('keys security: expected <id>, or <id> and the settings as JSON');
+  let securitySettings: unknown;
+  if (command.name === 'keys' && verb === 'security' && rest.length === 2) {
+    try {
+      securitySettings = JSON.parse(rest[1]!);
+    } catch (error) {
+      return usage(`keys security: the settings are not JSON (${(error as Error).message})`);
+    }
+  }
+  if (command.name === 'keys' && verb === 'create' && cli.plan === undefined) return usage('keys create: --plan <plan> is required');
+  if (command.name === 'keys' && (verb === 'rotate' || verb === 'revoke') && rest.length !== 1) return usage(`keys ${verb}: expected one key id`);
+  if (command.name === 'keys' && verb === 'plan' && rest.length !== 2) return usage('keys plan: expected <id> <plan>');
+  if (command.name === 'usage' && command.args.length !== 1) return usage('usage: expected one key id');
+
+  let store: OpenStore;
+  try {
+    store = await openStore(config);
+  } catch (error) {
+    io.err(`cannot open the store: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const manager = new KeyManager({ config, registry: store.registry, ledger: store.ledger, usage: store.usage, now: () => Date.now(), sections: [SECURITY_SECTION] });
+  const print = (value: unknown, text: string): void => io.out(cli.json ? `${JSON.stringify(value, null, 2)}\n` : text);
+  try {
+    if (command.name === 'usage') {
+      const id = command.args[0]!;
+      const range = cli.day !== undefined ? { from: cli.day, to: cli.day } : { from: cli.from, to: cli.to };
+      const days = await manager.usage(id, range);
+      print({ id, days }, describeUsage(id, days));
+    } else if (verb === 'create') {
+      const issued = await manager.create({ plan: cli.plan!, id: cli.id, label: cli.label });
+      print(issued, describeIssued(issued, 'Created'));
+    } else if (verb === 'list') {
+      const keys = await manager.list();
+      print({ keys }, `${keys.map(describeKey).join('\n')}\n`);
+    } else if (verb === 'rotate') {
+      const issued = await manager.rotate(rest[0]!);
+      print(issued, describeIssued(issued, 'Rotated'));
+    } else if (verb === 'security') {
+      const id = rest[0]!;
+      if (rest.length === 1) {
+        const value = (await manager.settingsSection(id, SECURITY_SECTION.name)) ?? {};
+        print({ id, security: value }, `${JSON.stringify(value, null, 2)}\n`);
+      } else {
+        const empty = typeof securitySettings === 'object' && securitySettings !== null && !Array.isArray(securitySettings) && Object.keys(securitySettings).length === 0;
+        const key = await manager.setSettingsSection(id, SECURITY_SECTION.name, empty ? undefined : securitySettings);
+        print({ key }, empty ? `Key ${key.id} has no security settings from its next call on.\n` : `Key ${key.id}'s security settings apply from its next call on.\n`);
+      }
+    } else if (verb === 'revoke') {
+      const key = await manager.revoke(rest[0]!);
+      print({ key }, `Revoked key ${key.id}: it is refused from its next call on.\n`);
+    } else {
+      const key = await manager.update(rest[0]!, { plan: rest[1]! });
+      print({ key }, `Key ${key.id} is on plan ${key.plan} from its next call on.\n`);
+    }
+    return 0;
+  } catch (error) {
+    if (!(error instanceof KeyManagerError)) throw error;
+    io.err(`${error.message}\n`);
+    return 1;
+  } finally {
+    await store.close();
+  }
+}
+
+/** `tollgate keys ...` and `tollgate usage ...`: loads the configuration as the gateway would, then runs. */
+export async function runStoreCommand(cli: CliOptions, io: CommandOutput = stdio): Promise<number> {
+  let config: GatewayConfig;
+  try {
+    config = await loadCliConfig(cli);
+  } catch (error) {
+    io.err(reportLoadFailure(error, cli.config));
+    return 1;
+  }
+  return runCommand(cli, config, io);
+}

@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+
+const HEX = /^0x[0-9a-fA-F]*$/;
+
+/**
+ * The params in one canonical text: object members sorted by name, hex strings (addresses, hashes,
+ * quantities as sent) lower-cased, so calls that mean the same share an entry. Other strings (Solana's
+ * base58 keys, which are case-sensitive) are kept as they are.
+ */
+export function canonicalParams(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(HEX.test(value) ? value.toLowerCase() : value);
+  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalParams(item))).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const members = Object.keys(value)
+      .filter((name) => (value as Record<string, unknown>)[name] !== undefined)
+      .sort()
+      .map((name) => `${JSON.stringify(name)}:${canonicalParams((value as Record<string, unknown>)[name])}`);
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * The store key of a call: network and method in clear (for operators reading a store), the params as a
+ * SHA-256 digest so a large `eth_call` input does not make a large key; `head` is the tracked head
+ * height for reads resolved against it.
+ */
+export function cacheKey(network: string, method: string, params: unknown, head?: number): string {
+  const digest = createHash('sha256').update(canonicalParams(params)).digest('base64url');
+  return head === undefined ? `${network}:${method}:${digest}` : `${network}:${method}:${digest}@${head}`;
+}

@@ -1,0 +1,133 @@
+import type { Logger } from 'pino';
+import { Errors, GatewayError, type RequestContext, type StreamRequest, type SubscriptionSupport, type Upstream, type UpstreamSelector } from '../../../core/index.js';
+import { StreamHub } from './stream-hub.js';
+import { UpstreamSocket } from './upstream-socket.js';
+import type { SubscriptionSettings } from './settings.js';
+
+/**
+ * Every shared stream and upstream socket of one gateway: a stream per network, filter and partner
+ * eligibility (a client whose plan may not reach partners never shares a stream a partner serves),
+ * one socket per upstream for all its streams, and the per-key subscription counts.
+ */
+export class SubscriptionService {
+  /** The transport's subscription settings. */
+  readonly settings: SubscriptionSettings;
+  readonly #hubs = new Map<string, { hub: StreamHub; ready: Promise<void> }>();
+  readonly #sockets = new Map<Upstream, UpstreamSocket>();
+  readonly #perKey = new Map<string, number>();
+  #selector: UpstreamSelector | undefined;
+  #logger: Logger | undefined;
+
+  constructor(settings: SubscriptionSettings) {
+    this.settings = settings;
+  }
+
+  /** Binds the gateway's selector and logger (done when the pipeline is built). */
+  bind(selector: UpstreamSelector, logger: Logger): void {
+    this.#selector = selector;
+    this.#logger = logger;
+  }
+
+  /** Shared streams open. */
+  get streams(): number {
+    return this.#hubs.size;
+  }
+
+  /** Upstream subscriptions open, over every upstream socket. */
+  get upstreamSubscriptions(): number {
+    let n = 0;
+    for (const socket of this.#sockets.values()) n += socket.subscriptions;
+    return n;
+  }
+
+  /** The hubs, for metrics and tests. */
+  hubs(): StreamHub[] {
+    return [...this.#hubs.values()].map((h) => h.hub);
+  }
+
+  /** Subscriptions `keyId` holds over all its connections. */
+  held(keyId: string): number {
+    return this.#perKey.get(keyId) ?? 0;
+  }
+
+  /** Counts a new subscription of `keyId`, refusing it over the per-key cap. */
+  reserve(keyId: string): void {
+    const held = this.#perKey.get(keyId) ?? 0;
+    if (held >= this.settings.maxPerKey) {
+      throw new GatewayError(Errors.LIMIT_EXCEEDED, { message: `subscription limit reached: this key holds ${held} subscriptions (limit ${this.settings.maxPerKey})` });
+    }
+    this.#perKey.set(keyId, held + 1);
+  }
+
+  /** Gives back a subscription of `keyId`. */
+  release(keyId: string): void {
+    const held = (this.#perKey.get(keyId) ?? 1) - 1;
+    if (held <= 0) this.#perKey.delete(keyId);
+    else this.#perKey.set(keyId, held);
+  }
+
+  /**
+   * The hub of a stream, opened on first use: resolves once the upstream subscription is open, rejects
+   * when no upstream can take it. `ctx` is the subscribing call (routing follows its method and plan).
+   */
+  async join(ctx: RequestContext, support: SubscriptionSupport, request: StreamRequest, eligible: boolean): Promise<StreamHub> {
+    const key = `${ctx.network.name}|${eligible ? 'any' : 'primary'}|${request.key}`;
+    let entry = this.#hubs.get(key);
+    if (entry === undefined) {
+      const selector = this.#selector!;
+      const route = ctx;
+      const hub: StreamHub = new StreamHub(key, {
+        support,
+        request,
+        candidates: () => selector.select(route),
+        primaries: () => route.network.upstreams.filter((u) => u.settings.role === 'primary'),
+        healthy: (upstream) => selector.status?.().find((s) => s.network === upstream.settings.network && s.name === upstream.name)?.healthy ?? true,
+        socketFor: (upstream) => this.#socketFor(upstream, support.notification),
+        logger: this.#logger!,
+        healthCheckMs: this.settings.healthCheckMs,
+        closed: () => {
+          if (this.#hubs.get(key)?.hub === hub) this.#hubs.delete(key);
+          this.#closeIdleSockets();
+        },
+      });
+      const ready = hub.start();
+      entry = { hub, ready };
+      this.#hubs.set(key, entry);
+      ready.catch(() => { if (this.#hubs.get(key)?.hub === hub) this.#hubs.delete(key); });
+    }
+    try {
+      await entry.ready;
+    } catch (error) {
+      throw new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message: `no upstream of network "${ctx.network.name}" could open the subscription`, cause: error });
+    }
+    return entry.hub;
+  }
+
+  /** Closes every stream and socket (gateway shutdown). */
+  close(): void {
+    for (const { hub } of [...this.#hubs.values()]) hub.close();
+    for (const socket of this.#sockets.values()) socket.close();
+    this.#sockets.clear();
+  }
+
+  #socketFor(upstream: Upstream, notification: string): UpstreamSocket {
+    let socket = this.#sockets.get(upstream);
+    if (socket === undefined || socket.closed) {
+      const created = new UpstreamSocket(upstream.settings.wsUrl!, upstream.settings.headers, notification, this.settings.upstreamPingMs, this.settings.upstreamTimeoutMs);
+      created.onClose(() => { if (this.#sockets.get(upstream) === created) this.#sockets.delete(upstream); });
+      this.#sockets.set(upstream, created);
+      socket = created;
+    }
+    return socket;
+  }
+
+  /** Sockets no stream uses any more are closed. */
+  #closeIdleSockets(): void {
+    const used = new Set<Upstream | undefined>([...this.#hubs.values()].map((h) => h.hub.upstream));
+    for (const [upstream, socket] of this.#sockets) {
+      if (used.has(upstream) || socket.subscriptions > 0) continue;
+      socket.close();
+      this.#sockets.delete(upstream);
+    }
+  }
+}

@@ -1,0 +1,213 @@
+import t from 'tap';
+import { request } from 'undici';
+import type { Browser, Page } from 'playwright-core';
+import { httpTransport } from '../plugins/http/index.js';
+import { evmFamily } from '../plugins/evm/index.js';
+import { ledgerSqlite } from '../plugins/ledger-sqlite/index.js';
+import { admin } from '../plugins/admin/index.js';
+import { security } from '../plugins/security/index.js';
+import { devnet } from '@tollgate/devnet';
+import { startTestGateway } from './helpers/gateway.js';
+import { post, rpc } from './helpers/json-rpc.js';
+import { launchChromium } from './helpers/chromium.js';
+
+// The admin dashboard in Debian's Chromium, headless, driven by playwright-core, against a gateway
+// with an Anvil devnet and a SQLite store: sign-in, the numbers, key management, and the console.
+
+const TOKEN = 'dashboard-admin-token-0123456789';
+const CONFIG_KEY = 'dashboard-config-key-0001';
+const gw = await startTestGateway(
+  {
+    keys: [{ key: CONFIG_KEY, id: 'from-config', plan: 'growth' }],
+    networks: [
+      { name: 'eth', families: ['evm'], upstreams: [{ embedded: 'anvil' }] },
+      { name: 'eth-b', families: ['evm'], upstreams: [{ embedded: 'anvil' }] },
+    ],
+    plugins: { admin: { token: TOKEN } },
+  },
+  [ledgerSqlite({ path: ':memory:' }), admin(), httpTransport(), evmFamily(), security(), devnet()],
+);
+t.teardown(() => gw.close());
+
+const browser: Browser = await launchChromium();
+t.teardown(() => browser.close());
+
+/** A number as the page writes it (`1,234,567`). */
+const num = (text: string | null): number => Number((text ?? '').replaceAll(',', ''));
+
+async function adminApi<T>(path: string): Promise<T> {
+  const res = await request(`${gw.origin}/admin/v1${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${await res.body.text()}`);
+  return (await res.body.json()) as T;
+}
+
+/** A page that records every console error and uncaught exception. */
+async function openPage(width: number, height: number): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width, height } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  t.teardown(() => context.close());
+  return { page, problems };
+}
+
+/** Signs in through the form; resolves once the page that follows is ready (the app, or the refusal). */
+async function signIn(page: Page, token: string): Promise<void> {
+  await page.goto(`${gw.origin}/admin/`);
+  await page.locator('#token').fill(token);
+  await page.locator('#signin button[type=submit]').click();
+  await page.locator('#app:visible, #signin-error:visible').waitFor();
+}
+
+// Traffic for the config key: calls on two networks, one refused by a security setting, one bad call.
+await request(`${gw.origin}/admin/v1/keys`, { method: 'GET', headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.body.dump());
+for (const method of ['eth_blockNumber', 'eth_chainId', 'eth_chainId']) await post(gw.url('eth', CONFIG_KEY), rpc(method, []));
+await post(gw.url('eth-b', CONFIG_KEY), rpc('eth_gasPrice', []));
+await post(gw.url('eth', CONFIG_KEY), rpc('eth_getBalance', ['0x12']));
+
+t.test('sign-in: a wrong token is refused, the right one opens the dashboard', async (t) => {
+  const { page, problems } = await openPage(1280, 900);
+  await page.goto(`${gw.origin}/admin/`);
+  t.ok(await page.locator('#signin').isVisible(), 'a sign-in form first');
+  t.notOk(await page.locator('#app').isVisible(), 'and no data');
+  await signIn(page, 'not-the-admin-token-000');
+  t.ok(await page.locator('#signin-error').isVisible(), 'a wrong token is refused, with a message');
+  t.notOk(await page.locator('#app').isVisible(), 'still no data');
+  const cookies = await page.context().cookies();
+  t.equal(cookies.length, 0, 'and no session cookie');
+  await signIn(page, TOKEN);
+  t.ok(await page.locator('#app').isVisible(), 'the right token opens the dashboard');
+  const [cookie] = await page.context().cookies();
+  t.match(cookie, { name: 'tollgate_admin', httpOnly: true, sameSite: 'Strict', path: '/admin' }, 'an HttpOnly, SameSite=Strict session cookie');
+  t.not(cookie!.value, TOKEN, 'which is not the token');
+  t.equal(await page.evaluate('document.cookie'), '', 'and which the page\'s scripts cannot read');
+  t.same(problems, [], 'no console errors');
+});
+
+t.test('the numbers on the page are the admin API\'s', async (t) => {
+  const { page, problems } = await openPage(1280, 900);
+  await signIn(page, TOKEN);
+  await page.locator('#keys tbody tr[data-id="from-config"]').click();
+  await page.locator('#methods tbody tr').first().waitFor();
+  const { balance } = await adminApi<{ balance: { used: number; dailyCredits: number; remaining: number } }>('/keys/from-config');
+  t.ok(balance.used > 0, 'the key has used credits');
+  t.equal(num(await page.locator('#used-today').textContent()), balance.used, 'credits used today');
+  t.equal(num(await page.locator('#daily-credits').textContent()), balance.dailyCredits, 'the daily balance');
+  t.equal(num(await page.locator('#remaining-today').textContent()), balance.remaining, 'what is left');
+
+  const from = await page.locator('#from').inputValue();
+  const to = await page.locator('#to').inputValue();
+  const { days } = await adminApi<{ days: Array<{ methods: Record<string, { calls: number; credits: number; failed: number }> }> }>(`/keys/from-config/usage?from=${from}&to=${to}`);
+  const expected = new Map<string, { calls: number; credits: number; failed: number }>();
+  for (const day of days) {
+    for (const [name, totals] of Object.entries(day.methods)) {
+      const sum = expected.get(name) ?? { calls: 0, credits: 0, failed: 0 };
+      expected.set(name, { calls: sum.calls + totals.calls, credits: sum.credits + totals.credits, failed: sum.failed + totals.failed });
+    }
+  }
+  t.ok(expected.size >= 3, 'usage of several methods');
+  const shown = await page.locator('#methods tbody tr').evaluateAll((rows) => rows.map((row) => [...row.children].map((c) => c.textContent)));
+  t.same(new Map(shown.map(([name, calls, credits, failed]) => [name, { calls: num(calls), credits: num(credits), failed: num(failed) }])), expected, 'calls, credits and failures per method');
+
+  const traffic = await adminApi<{ networks: Record<string, { calls: number; credits: number }>; outcomes: Record<string, number> }>(`/keys/from-config/traffic?from=${from}&to=${to}`);
+  t.same(Object.keys(traffic.networks).sort(), ['eth', 'eth-b'], 'two networks called');
+  const networks = await page.locator('#networks tbody tr').evaluateAll((rows) => rows.map((row) => [...row.children].map((c) => c.textContent)));
+  t.same(Object.fromEntries(networks.map(([name, calls, credits]) => [name, { calls: num(calls), credits: num(credits) }])), Object.fromEntries(Object.entries(traffic.networks).map(([n, v]) => [n, { calls: v.calls, credits: v.credits }])), 'calls and credits per network');
+  const outcomes = await page.locator('#outcomes tbody tr').evaluateAll((rows) => rows.map((row) => [...row.children].map((c) => c.textContent)));
+  t.same(Object.fromEntries(outcomes.map(([o, n]) => [o, num(n)])), traffic.outcomes, 'calls by status');
+  t.ok('200' in traffic.outcomes && '200 INVALID_PARAMS' in traffic.outcomes, 'answers and the bad call are told apart');
+
+  const { upstreams } = await adminApi<{ upstreams: Array<{ name: string; network: string; healthy: boolean; details: { breaker: { state: string } } }> }>('/upstreams');
+  const rows = await page.locator('#upstreams tbody tr').evaluateAll((trs) => trs.map((row) => [...row.children].map((c) => c.textContent)));
+  t.same(rows.map((r) => [r[0], r[1], r[3], r[4]]), upstreams.map((u) => [u.network, u.name, u.healthy ? 'healthy' : 'unhealthy', u.details.breaker.state]), 'each upstream: health and breaker');
+  t.equal(await page.locator('canvas#chart-methods').evaluate((c) => (c as unknown as { width: number }).width > 0), true, 'the charts are drawn');
+  t.same(problems, [], 'no console errors');
+});
+
+t.test('a key created on the page answers JSON-RPC; revoked on the page, it gets 401', async (t) => {
+  const { page, problems } = await openPage(1280, 900);
+  await signIn(page, TOKEN);
+  await page.locator('#create-plan').selectOption('growth');
+  await page.locator('#create-id').fill('made-on-page');
+  await page.locator('#create-label').fill('Browser test');
+  await page.locator('#create button[type=submit]').click();
+  await page.locator('#issued').waitFor({ state: 'visible' });
+  let apiKey = (await page.locator('#issued-key').textContent())!;
+  t.match(apiKey, /^\S{20,}$/, 'the API key is shown once');
+  const listed = await adminApi<{ key: { id: string; label: string; plan: string } }>('/keys/made-on-page');
+  t.match(listed.key, { id: 'made-on-page', label: 'Browser test', plan: 'growth' }, 'the admin API has it');
+
+  const answer = await post(gw.url('eth', apiKey), rpc('eth_chainId', []));
+  t.equal(answer.status, 200, 'the new key answers JSON-RPC');
+  t.match(answer.json, { result: /^0x[0-9a-f]+$/ });
+
+  await page.locator('#security').fill(JSON.stringify({ methods: ['eth_chainId'] }));
+  await page.locator('#security-form button[type=submit]').click();
+  await page.locator('#notice:has-text("Security settings saved.")').waitFor();
+  const refused = await post(gw.url('eth', apiKey), rpc('eth_blockNumber', []));
+  t.equal(refused.status, 403, 'security settings set on the page apply');
+
+  await page.locator('#security').fill('{"origins": ["not an origin/"]}');
+  await page.locator('#security-form button[type=submit]').click();
+  await page.locator('#notice.error').waitFor();
+  t.match(await page.locator('#notice').textContent(), /settings\.security\.origins\[0\]: must be an origin/, 'a bad setting is refused with the API\'s message');
+
+  await page.locator('#plan').selectOption('team');
+  await page.locator('#plan-form button[type=submit]').click();
+  await page.locator('#notice:has-text("Plan changed.")').waitFor();
+  t.equal((await adminApi<{ key: { plan: string } }>('/keys/made-on-page')).key.plan, 'team', 'the plan changed');
+
+  await page.locator('#rotate').click();
+  await page.locator('#notice:has-text("Key rotated")').waitFor();
+  const rotated = (await page.locator('#issued-key').textContent())!;
+  t.not(rotated, apiKey, 'rotating shows a new API key');
+  t.equal((await post(gw.url('eth', apiKey), rpc('eth_chainId', []))).status, 401, 'the old API key stops working');
+  t.equal((await post(gw.url('eth', rotated), rpc('eth_chainId', []))).status, 200, 'the new one answers (a listed method)');
+  apiKey = rotated;
+
+  await page.locator('#revoke').click();
+  await page.locator('#revoke-confirm').click();
+  await page.locator('#notice:has-text("Key revoked.")').waitFor();
+  const revoked = await post(gw.url('eth', apiKey), rpc('eth_chainId', []));
+  t.equal(revoked.status, 401, 'the revoked key gets 401');
+  t.equal(await page.locator('#keys tbody tr[data-id="made-on-page"] td:last-child').textContent(), 'revoked', 'the page says so');
+  t.same(problems, [], 'no console errors');
+});
+
+t.test('usable on a phone: nothing wider than the screen', async (t) => {
+  const { page, problems } = await openPage(390, 844);
+  await signIn(page, TOKEN);
+  await page.locator('#methods tbody tr').first().waitFor();
+  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+  t.ok(overflow <= 0, `no horizontal scrolling of the page (${overflow}px)`);
+  const box = await page.locator('#chart-methods').boundingBox();
+  t.ok(box !== null && box.width <= 390 && box.width > 200, 'charts fit the screen');
+  t.same(problems, [], 'no console errors');
+});
+
+t.test('the dashboard\'s files and the API are behind the sign-in', async (t) => {
+  const page = await request(`${gw.origin}/admin/`);
+  t.equal(page.statusCode, 200);
+  t.match(String(page.headers['content-security-policy']), /default-src 'none'; script-src 'self'/, 'a strict content security policy');
+  await page.body.dump();
+  const noSession = await request(`${gw.origin}/admin/v1/keys`, { headers: { 'x-tollgate-dashboard': '1' } });
+  t.equal(noSession.statusCode, 401, 'the API refuses a browser without a session');
+  await noSession.body.dump();
+  const signedIn = await request(`${gw.origin}/admin/session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${TOKEN}` });
+  const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
+  await signedIn.body.dump();
+  const withoutHeader = await request(`${gw.origin}/admin/v1/keys`, { headers: { cookie } });
+  t.equal(withoutHeader.statusCode, 401, 'the cookie alone (a cross-site form, say) is not enough');
+  await withoutHeader.body.dump();
+  const withHeader = await request(`${gw.origin}/admin/v1/keys`, { headers: { cookie, 'x-tollgate-dashboard': '1' } });
+  t.equal(withHeader.statusCode, 200, 'the cookie and the dashboard\'s header are');
+  await withHeader.body.dump();
+  const out = await request(`${gw.origin}/admin/session/end`, { method: 'POST', headers: { cookie } });
+  await out.body.dump();
+  const after = await request(`${gw.origin}/admin/v1/keys`, { headers: { cookie, 'x-tollgate-dashboard': '1' } });
+  t.equal(after.statusCode, 401, 'signed out, the session is gone');
+  await after.body.dump();
+});

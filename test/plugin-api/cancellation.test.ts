@@ -1,0 +1,132 @@
+import t from 'tap';
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { delayWhen, NEVER, of, timeout, firstValueFrom, type Subscription } from 'rxjs';
+import { createGateway, Tokens, type JsonRpcOutput, type MethodDefinition, type NetworkFamily, type TollgatePlugin } from 'tollgate';
+import { httpTransport } from 'tollgate/plugins/http';
+import { wsTransport } from 'tollgate/plugins/ws';
+import { startHoldingUpstream } from '../helpers/holding-upstream.js';
+import { until } from '../helpers/failover-upstreams.js';
+import { openWs } from '../helpers/ws-client.js';
+
+// Cancellation is unsubscription, on every entry point: a caller that unsubscribes from handle(), an
+// HTTP client that disconnects before its answer and a WebSocket that closes with calls in flight all
+// abort the upstream request, run the compensations and leave the call uncharged.
+const upstream = await startHoldingUpstream();
+t.teardown(() => upstream.close());
+
+const method = (name: string): MethodDefinition => ({ name, credits: 7, params: { type: 'array' } });
+const family: NetworkFamily = { name: 'held', methods: [method('held_ping'), method('held_hold'), method('held_parked')] };
+const plugin: TollgatePlugin = {
+  name: 'held',
+  register(container) {
+    container.register(Tokens.Family, { useValue: family });
+    // An operator stage that parks one method's calls forever: cancelling must leave it too.
+    container.register(Tokens.Stage, {
+      useValue: {
+        name: 'park',
+        after: 'meter',
+        create: () => (source) => source.pipe(delayWhen((ctx) => (ctx.call.method === 'held_parked' ? NEVER : of(0)))),
+      },
+    });
+  },
+};
+
+const KEY = 'cancellation-key-0001';
+const gateway = await createGateway({
+  config: {
+    log: { level: 'silent' },
+    server: { host: '127.0.0.1', port: 0 },
+    keys: [{ key: KEY, id: 'c', plan: 'growth' }],
+    networks: [{ name: 'n', families: ['held'], upstreams: [{ url: upstream.url }] }],
+    upstreamDefaults: { timeoutMs: 60_000 },
+  },
+  plugins: [httpTransport(), wsTransport(), plugin],
+});
+t.teardown(() => gateway.close());
+const server = await gateway.listen();
+const port = (server.address() as AddressInfo).port;
+const ledger = gateway.container.resolve(Tokens.CreditLedger);
+const used = async (): Promise<number> => (await ledger.balance('c', 1e12, new Date())).used;
+const body = (m: string, id = 1): string => JSON.stringify({ jsonrpc: '2.0', id, method: m, params: [] });
+
+t.test('an answered call is charged (the baseline the refunds are measured against)', async (t) => {
+  const before = await used();
+  const output = await firstValueFrom(gateway.handle({ network: 'n', apiKey: KEY, body: JSON.parse(body('held_ping')) }));
+  t.same(JSON.parse(String(output.body)), { jsonrpc: '2.0', id: 1, result: '0x1' });
+  t.equal(await used(), before + 7);
+});
+
+t.test('handle(): unsubscribing aborts the upstream request and refunds the call', async (t) => {
+  const before = await used();
+  const received = upstream.received();
+  const aborted = upstream.aborted();
+  const outputs: JsonRpcOutput[] = [];
+  const subscription: Subscription = gateway.handle({ network: 'n', apiKey: KEY, body: JSON.parse(body('held_hold')) }).subscribe((o) => outputs.push(o));
+  await until('the node received the call', () => upstream.received() === received + 1);
+  t.equal(await used(), before + 7, 'debited before dispatch');
+  subscription.unsubscribe();
+  await until('the node saw the request aborted', () => upstream.aborted() === aborted + 1);
+  await until('the call was refunded', async () => (await used()) === before);
+  t.same(outputs, [], 'nothing was emitted after unsubscribing');
+});
+
+t.test('handle(): an operator stage the call waits in is left when the caller unsubscribes; refunded', async (t) => {
+  const before = await used();
+  const received = upstream.received();
+  const fallback: JsonRpcOutput = { status: 504, headers: {}, body: undefined, contexts: [] };
+  const answer = await firstValueFrom(gateway.handle({ network: 'n', apiKey: KEY, body: JSON.parse(body('held_parked')) }).pipe(timeout({ first: 100, with: () => of(fallback) })));
+  t.equal(answer, fallback, 'the caller timed out on its own');
+  await until('the parked call was refunded', async () => (await used()) === before);
+  t.equal(upstream.received(), received, 'the parked call never reached the node');
+});
+
+t.test('HTTP: a client that disconnects before its answer cancels the call; refunded', async (t) => {
+  const before = await used();
+  const received = upstream.received();
+  const aborted = upstream.aborted();
+  const payload = body('held_hold');
+  const req = request({ host: '127.0.0.1', port, path: `/n/v3/${KEY}`, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } });
+  req.on('error', () => {});
+  req.end(payload);
+  await until('the node received the call', () => upstream.received() === received + 1);
+  t.equal(await used(), before + 7, 'debited before dispatch');
+  req.destroy();
+  await until('the node saw the request aborted', () => upstream.aborted() === aborted + 1);
+  await until('the call was refunded', async () => (await used()) === before);
+  t.equal(await used(), before);
+});
+
+t.test('HTTP: a batch whose client disconnects cancels every call in it; refunded', async (t) => {
+  const before = await used();
+  const received = upstream.received();
+  const calls = upstream.calls();
+  const aborted = upstream.aborted();
+  const payload = `[${body('held_hold', 1)},${body('held_hold', 2)}]`;
+  const req = request({ host: '127.0.0.1', port, path: `/n/v3/${KEY}`, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } });
+  req.on('error', () => {});
+  req.end(payload);
+  await until('the node received both calls', () => upstream.calls() === calls + 2);
+  t.equal(upstream.received(), received + 1, 'both calls went in one upstream batch request');
+  req.destroy();
+  await until('the node saw the batch request aborted', () => upstream.aborted() === aborted + 1);
+  await until('both calls were refunded', async () => (await used()) === before);
+  t.equal(await used(), before);
+});
+
+t.test('WebSocket: a socket that closes with calls in flight cancels them; refunded', async (t) => {
+  const before = await used();
+  const received = upstream.received();
+  const aborted = upstream.aborted();
+  const ws = await openWs(`ws://127.0.0.1:${port}/n/ws/v3/${KEY}`);
+  ws.send(body('held_ping', 1));
+  await ws.waitFor(1);
+  t.equal(await used(), before + 7, 'the answered call is charged');
+  ws.send(body('held_hold', 2));
+  ws.send(body('held_hold', 3));
+  await until('the node received both held calls', () => upstream.received() === received + 3);
+  ws.socket.terminate();
+  await until('the node saw both requests aborted', () => upstream.aborted() === aborted + 2);
+  await until('the held calls were refunded', async () => (await used()) === before + 7);
+  t.equal(await used(), before + 7, 'only the answered call is charged');
+});

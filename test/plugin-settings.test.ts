@@ -1,0 +1,72 @@
+import t from 'tap';
+import { ConfigError, createGateway, validateSettings, type TollgatePlugin } from '../core/index.js';
+import { health } from '../plugins/health/index.js';
+import { accessLog, metrics } from '../plugins/metrics/index.js';
+import { admin, resolveAdminSettings } from '../plugins/admin/index.js';
+import { ledgerSqlite } from '../plugins/ledger-sqlite/index.js';
+import { ledgerRedis } from '../plugins/ledger-redis/index.js';
+import { solanaFamily } from '../plugins/solana/index.js';
+import { readIpfsSettings } from '../plugins/ipfs/index.js';
+
+// Plugin settings go through core's validator: one JSON Schema per plugin, the configuration's own
+// error format (`plugins.<name>.<field>: what is wrong`, every problem at once), defaults filled in.
+
+const schema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { path: { type: 'string', pattern: '^/', default: '/status' }, limit: { type: 'integer', minimum: 1 } },
+} as const;
+
+t.test('validateSettings merges sources in order, fills defaults and names every problem', async (t) => {
+  t.same(validateSettings(schema, [{ limit: 2 }, undefined, { limit: 3, path: undefined }], 'plugins.status'), { limit: 3, path: '/status' });
+  const error = t.throws(() => validateSettings(schema, [{ path: 'status', limit: 0, surprise: true }], 'plugins.status')) as ConfigError;
+  t.type(error, ConfigError);
+  t.same([...error.problems].sort(), [
+    'plugins.status.limit: must be >= 1',
+    'plugins.status.path: must match pattern "^/"',
+    'plugins.status.surprise: is not a known field',
+  ]);
+});
+
+async function refusal(plugin: TollgatePlugin, plugins: Record<string, Record<string, unknown>>): Promise<readonly string[]> {
+  try {
+    const gateway = await createGateway({ config: { networks: [{ name: 'none', families: ['none'], upstreams: [{ url: 'http://127.0.0.1:9' }] }], plugins }, plugins: [plugin] });
+    await gateway.close();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('the settings were accepted');
+}
+
+t.test('each plugin refuses unknown and bad settings in the configuration format', async (t) => {
+  t.same(await refusal(health(), { health: { livenessPath: 'healthz', surprise: 1 } }), ['plugins.health.surprise: is not a known field', 'plugins.health.livenessPath: must match pattern "^/"']);
+  t.same(await refusal(health(), { health: { timeoutMs: 0.5 } }), ['plugins.health.timeoutMs: must be integer', 'plugins.health.timeoutMs: must be >= 1']);
+  t.same(await refusal(metrics(), { metrics: { token: 'short', defaultMetrics: 'yes' } }), ['plugins.metrics.token: must NOT have fewer than 16 characters', 'plugins.metrics.defaultMetrics: must be boolean']);
+  t.same(await refusal(accessLog(), { 'access-log': { level: 'warn' } }), ['plugins.access-log.level: must be one of info, debug, trace']);
+  t.same(await refusal(admin(), { admin: { prefix: '/admin/', maxBodyBytes: 10, tokn: 'x' } }), [
+    'plugins.admin.tokn: is not a known field',
+    'plugins.admin.prefix: must match pattern "^/[A-Za-z0-9._~/-]*[^/]$"',
+    'plugins.admin.maxBodyBytes: must be >= 1024',
+  ]);
+  t.same(await refusal(solanaFamily(), { solana: { transports: ['http', ''], extra: 1 } }), ['plugins.solana.extra: is not a known field', 'plugins.solana.transports: must be equal to constant', 'plugins.solana.transports[1]: must NOT have fewer than 1 characters', 'plugins.solana.transports: must match a schema in anyOf']);
+  t.same(await refusal(ledgerSqlite(), { 'ledger-sqlite': { synchronous: 'off', retainDays: 0 } }), ['plugins.ledger-sqlite.synchronous: must be one of normal, full', 'plugins.ledger-sqlite.retainDays: must be >= 1']);
+  t.same(await refusal(ledgerRedis(), { 'ledger-redis': { url: 'http://127.0.0.1:6379', usageFlush: 5 } }), ['plugins.ledger-redis.usageFlush: is not a known field', 'plugins.ledger-redis.url: must match pattern "^rediss?://"']);
+});
+
+t.test('defaults and fallbacks still apply', async (t) => {
+  t.same(resolveAdminSettings([{ dashboard: false }], { TOLLGATE_ADMIN_TOKEN: 'an-admin-token-0123' }), { prefix: '/admin/v1', token: 'an-admin-token-0123', maxBodyBytes: 65_536, dashboard: false });
+  t.same(resolveAdminSettings([{ token: 'configured-token-0123' }], { TOLLGATE_ADMIN_TOKEN: 'an-admin-token-0123' }).token, 'configured-token-0123', 'the config wins over the environment');
+  const fromEnv = t.throws(() => resolveAdminSettings([], { TOLLGATE_ADMIN_TOKEN: 'short' })) as ConfigError;
+  t.same(fromEnv.problems, ['plugins.admin.token: must NOT have fewer than 16 characters'], 'a token from the environment is checked as a configured one');
+});
+
+t.test('the ipfs plugin checks each layer of its settings', async (t) => {
+  t.same(readIpfsSettings('plugins.ipfs', { plans: { core: false, growth: { readsPerSecond: 10, writesPerSecond: 2, readBurst: 20 } }, realm: 'files' }), { plans: { core: false, growth: { readsPerSecond: 10, writesPerSecond: 2, readBurst: 20 } }, realm: 'files' });
+  const error = t.throws(() => readIpfsSettings('plugins.ipfs', { plans: { growth: { readsPerSecond: 0, writesPerSecond: 2, burst: 1 } }, realm: 'say "hi"', addTimeoutMs: 0 })) as ConfigError;
+  t.ok(error.problems.includes('plugins.ipfs.plans.growth.burst: is not a known field'));
+  t.ok(error.problems.includes('plugins.ipfs.plans.growth.readsPerSecond: must be > 0'));
+  t.ok(error.problems.includes('plugins.ipfs.addTimeoutMs: must be >= 1'));
+  t.ok(error.problems.some((line) => line.startsWith('plugins.ipfs.realm: must match pattern')), 'a realm with a quote is refused');
+  t.same(readIpfsSettings('ipfs()', {}), {});
+});
