@@ -67,11 +67,13 @@ export function integerAt(body: Buffer, range: ValueRange): number {
   return value;
 }
 
-/** `body` with the bytes at `range` replaced by `value`. */
-export function replaceAt(body: Buffer, range: ValueRange, value: Buffer): Buffer {
-  const out = Buffer.allocUnsafe(body.length - (range.end - range.start) + value.length);
+/** `body` with the bytes at `range` replaced by `value` (bytes, or latin1 text: an id's digits). */
+export function replaceAt(body: Buffer, range: ValueRange, value: Buffer | string): Buffer {
+  const length = value.length;
+  const out = Buffer.allocUnsafe(body.length - (range.end - range.start) + length);
   body.copy(out, 0, 0, range.start);
-  value.copy(out, range.start);
-  body.copy(out, range.start + value.length, range.end);
+  if (typeof value === 'string') out.write(value, range.start, 'latin1');
+  else value.copy(out, range.start);
+  body.copy(out, range.start + length, range.end);
   return out;
 }

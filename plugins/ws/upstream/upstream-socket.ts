@@ -24,7 +24,10 @@ const TEXT: { readonly binary: false } = { binary: false };
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 function firstByte(body: Buffer): number | undefined {
-  for (const byte of body) if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return byte;
+  for (let i = 0; i < body.length; i++) {
+    const byte = body[i]!;
+    if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return byte;
+  }
   return undefined;
 }
 
@@ -165,7 +168,7 @@ export class UpstreamSocket {
       const range = idRange(body);
       if (range === undefined) return undefined;
       originals = [body.subarray(range.start, range.end)];
-      sent = replaceAt(body, range, Buffer.from(String(id), 'latin1'));
+      sent = replaceAt(body, range, String(id));
     } else if (first === OPEN_BRACKET) {
       const rewritten = rewriteBatch(body, id);
       if (rewritten === undefined) return undefined;
@@ -306,7 +309,7 @@ function rewriteBatch(body: Buffer, first: number): { originals: Buffer[]; sent:
     const range = idRange(element);
     if (range === undefined) return undefined;
     originals.push(element.subarray(range.start, range.end));
-    parts.push(i === 0 ? OPEN_ARRAY_BYTES : COMMA_BYTES, replaceAt(element, range, Buffer.from(String(first + i), 'latin1')));
+    parts.push(i === 0 ? OPEN_ARRAY_BYTES : COMMA_BYTES, replaceAt(element, range, String(first + i)));
   }
   parts.push(CLOSE_ARRAY_BYTES);
   return { originals, sent: Buffer.concat(parts) };
