@@ -109,15 +109,7 @@ export async function startChaosUpstream(target: string | undefined, mode: Chaos
   return chaos;
 }
 
-/** Polls `condition` every `stepMs` until it holds; fails after `timeoutMs` with `what`. */
-export async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000, stepMs = 20): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await condition()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, stepMs));
-  }
-}
+export { until } from './until.js';
 
 /** The breaker and counters of one upstream, from the selector's status. */
 export interface UpstreamView {
