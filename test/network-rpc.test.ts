@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { createGateway, Errors, FailoverSelector, GatewayError, probeUpstream, Tokens, type Gateway, type UpstreamSettings } from '../core/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { startTinyUpstream } from './helpers/tiny-upstream.js';
-import { startChaosUpstream, until, upstreamView, type ChaosMode, type ChaosUpstream } from './helpers/failover-upstreams.js';
+import { startChaosUpstream, upstreamView, type ChaosMode, type ChaosUpstream } from './helpers/failover-upstreams.js';
+import { until } from './helpers/until.js';
 
 type Node = { readonly name: string; readonly mode: ChaosMode; readonly weight?: number; readonly role?: UpstreamSettings['role'] };
 
