@@ -39,7 +39,6 @@ export { keyOf, planOf, methodOf, candidatesOf, replyOf, servedByOf } from './mo
 export { ContextKey, ContextState, type RequestContext, type Call, type Credentials, type RequestMeta, type UpstreamReply, type Compensation } from './model/context.js';
 export type { MethodDefinition, NetworkFamily, HealthProbe, JsonSchema, LimitsInput, MaybePromise } from './model/context.js';
 export type { BatchCodec, CallBatch, CallProtocol, Network, NetworkMethod, NetworkRuntime, Upstream, UpstreamRequest, UpstreamSettings } from './model/context.js';
-export { ConfiguredNetwork } from './implementations/network.js';
 export type { SubscriptionSupport, StreamRequest, StreamContinuity, StreamAsk } from './model/subscription.js';
 export { NetworkDirectory, type AddressedNetwork } from './model/network-directory.js';
 export { apiKeyFromPath } from './leaves/key-path.js';
@@ -61,6 +60,7 @@ export { FailoverSelector, type FailoverSelectorOptions } from './implementation
 export { CircuitBreaker, type BreakerState, type CircuitBreakerSettings, type BreakerTransitions } from './leaves/circuit-breaker.js';
 export { type FailoverSettings, type ProbeSettings } from './implementations/upstream/failover-settings.js';
 export { networkUnavailable } from './implementations/upstream/unavailable.js';
+export { probeUpstream, type ProbeOutcome, type ProbeOptions } from './implementations/upstream/probe.js';
 export type { KeyStore, ApiKeyRecord, Plan } from './model/keys.js';
 export { StaticKeyStore } from './implementations/metering/config-key-store.js';
 export { KeySettingsSectionToken, type KeySettingsSection } from './model/key-settings.js';

@@ -371,7 +371,13 @@ export interface NetworkRuntime {
   readonly state: Map<string, unknown>;
   /** The network's `options` from the config. */
   readonly options: Readonly<Record<string, unknown>>;
-  /** Calls `method` on the network's upstreams (healthy first), uncharged; rejects when none answers. */
+  /**
+   * Calls `method` on the network's upstreams, uncharged, as the gateway sends a client's call: the
+   * selector's order and breakers, failover within the network's deadline, the method's own timeout.
+   * Resolves with the node's result; rejects with the node's error, or with `UPSTREAM_UNAVAILABLE` /
+   * `UPSTREAM_TIMEOUT` when no upstream answered. Only primaries are asked: a lookup is not a client's
+   * call, and no plan makes it eligible for partner providers.
+   */
   rpc(method: string, params: readonly unknown[]): Promise<unknown>;
 }
 
@@ -387,8 +393,6 @@ export interface Network extends NetworkRuntime {
   readonly upstreams: readonly Upstream[];
   /** How calls are encoded for its upstreams and their answers classified. */
   readonly protocol: CallProtocol;
-  /** Lets `rpc` try healthy upstreams first: `unhealthy` names the ones to try last. */
-  useHealth(unhealthy: () => ReadonlySet<string>): void;
 }
 
 /** One request to an upstream. */
