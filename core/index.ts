@@ -30,6 +30,7 @@ export { container, injectable, inject, injectAll, instanceCachingFactory, singl
 export { createGateway, keyIdOf, PluginError, type PluginErrorCode, type PluginErrorOptions, type Gateway, type GatewayOptions, type HandleRequest } from './engine/gateway.js';
 export { type MountOptions, type MountedGateway, type NextHandler } from './leaves/mount.js';
 export { InFlightResponses } from './leaves/in-flight.js';
+export type { CancelSignal } from './leaves/cancel-signal.js';
 export { continueBody, expectsContinue, refuseBody, MAX_DRAIN_BYTES, DRAIN_TIMEOUT_MS } from './leaves/body-refusal.js';
 export type { GatewayRuntime, ContextInit, KeyAccess, KeyCheck } from './model/runtime.js';
 export { CallContext, NEVER_ABORTED } from './implementations/call-context.js';
@@ -38,7 +39,6 @@ export { keyOf, planOf, methodOf, candidatesOf, replyOf, servedByOf } from './mo
 export { ContextKey, ContextState, type RequestContext, type Call, type Credentials, type RequestMeta, type UpstreamReply, type Compensation } from './model/context.js';
 export type { MethodDefinition, NetworkFamily, HealthProbe, JsonSchema, LimitsInput, MaybePromise } from './model/context.js';
 export type { BatchCodec, CallBatch, CallProtocol, Network, NetworkMethod, NetworkRuntime, Upstream, UpstreamChannel, UpstreamRequest, UpstreamSettings } from './model/context.js';
-export { ConfiguredNetwork } from './implementations/network.js';
 export type { SubscriptionSupport, StreamRequest, StreamContinuity, StreamAsk } from './model/subscription.js';
 export { NetworkDirectory, type AddressedNetwork } from './model/network-directory.js';
 export { apiKeyFromPath } from './leaves/key-path.js';
@@ -60,6 +60,7 @@ export { FailoverSelector, type FailoverSelectorOptions } from './implementation
 export { CircuitBreaker, type BreakerState, type CircuitBreakerSettings, type BreakerTransitions } from './leaves/circuit-breaker.js';
 export { type FailoverSettings, type ProbeSettings } from './implementations/upstream/failover-settings.js';
 export { networkUnavailable } from './implementations/upstream/unavailable.js';
+export { probeUpstream, type ProbeOutcome, type ProbeOptions } from './implementations/upstream/probe.js';
 export type { KeyStore, ApiKeyRecord, Plan } from './model/keys.js';
 export { StaticKeyStore } from './implementations/metering/config-key-store.js';
 export { KeySettingsSectionToken, type KeySettingsSection } from './model/key-settings.js';

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { firstValueFrom, of, timeout } from 'rxjs';
 import { createGateway, Tokens, type JsonRpcOutput } from '../core/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
+import { until } from './helpers/until.js';
 
 // gateway.handle() without a transport: cancelling (unsubscribing, or an AbortSignal) aborts the
 // upstream request and refunds the call; an answered call is charged.
@@ -44,13 +45,6 @@ const ledger = gateway.container.resolve(Tokens.CreditLedger);
 const used = async (): Promise<number> => (await ledger.balance('h', 1e12, new Date())).used;
 const call = (method: string, signal?: AbortSignal) =>
   gateway.handle({ network: 'eth', apiKey: KEY, body: { jsonrpc: '2.0', id: 1, method, params: [] }, ...(signal === undefined ? {} : { signal }) });
-async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 t.test('an answered call is charged; each subscription runs it again', async (t) => {
   const observable = call('eth_chainId');
@@ -70,9 +64,9 @@ t.test('unsubscribing (a timeout) cancels the call: the upstream request is abor
   const answer = await firstValueFrom(call('eth_blockNumber').pipe(timeout({ first: 300, with: () => of(fallback) })));
   t.equal(answer, fallback, 'the caller got its own timeout answer');
   t.equal(requests.length, seen + 1, 'the call reached the node');
-  await until(() => aborted === 1);
+  await until('the upstream request is aborted (1)', () => aborted === 1);
   t.equal(aborted, 1, 'the upstream request was aborted');
-  await until(async () => (await used()) === before);
+  await until('the call is refunded', async () => (await used()) === before);
   t.equal(await used(), before, 'the call was refunded');
 });
 
@@ -81,12 +75,12 @@ t.test('an AbortSignal cancels the call the same way', async (t) => {
   const seen = requests.length;
   const controller = new AbortController();
   const answer = firstValueFrom(call('eth_blockNumber', controller.signal));
-  await until(() => requests.length === seen + 1);
+  await until('the call reaches the upstream', () => requests.length === seen + 1);
   controller.abort();
   const output = await answer;
   t.equal(output.status, 503);
   t.match(JSON.parse(String(output.body)), { error: { code: -33503, message: /went away/ } });
-  await until(() => aborted === 2);
+  await until('the upstream request is aborted (2)', () => aborted === 2);
   t.equal(await used(), before, 'not charged');
   const already = new AbortController();
   already.abort();

@@ -9,6 +9,7 @@ import { wsTransport } from '../plugins/ws/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { post, rpc } from './helpers/json-rpc.js';
 import { openWs } from './helpers/ws-client.js';
+import { until } from './helpers/until.js';
 
 const KEY = 'mount-test-key-0001';
 
@@ -26,21 +27,33 @@ t.test('prefixes: what is inside a mount and what the gateway then sees', async 
 });
 
 // A node that answers eth_chainId after `delayMs`, so a call can be in flight while the gateway closes.
-async function slowNode(delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
+/** A node that answers `eth_chainId`-style calls with `0x539`; with `hold`, it keeps every answer until `release()`. */
+async function slowNode(options: { hold?: boolean } = {}): Promise<{ url: string; received(): number; release(): void; close(): Promise<void> }> {
+  let received = 0;
+  let held: Array<() => void> | undefined = options.hold === true ? [] : undefined;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      received++;
       const call = JSON.parse(Buffer.concat(chunks).toString()) as { id: number };
-      setTimeout(() => {
+      const answer = (): void => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: '0x539' }));
-      }, delayMs);
+      };
+      if (held === undefined) answer();
+      else held.push(answer);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received: () => received,
+    release: () => {
+      const waiting = held ?? [];
+      held = undefined;
+      for (const answer of waiting) answer();
+    },
     close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
   };
 }
@@ -79,7 +92,7 @@ async function startHost(upstreamUrl: string): Promise<Host> {
 }
 
 t.test('a gateway mounted under a prefix shares a server with its own routes', async (t) => {
-  const node = await slowNode(0);
+  const node = await slowNode();
   const host = await startHost(node.url);
   t.teardown(async () => {
     await host.gateway.close();
@@ -112,7 +125,7 @@ t.test('a gateway mounted under a prefix shares a server with its own routes', a
 });
 
 t.test('without next, a mounted listener answers what it does not serve with a JSON-RPC 404', async (t) => {
-  const node = await slowNode(0);
+  const node = await slowNode();
   const gateway = await createGateway({
     config: { log: { level: 'silent' }, keys: [{ key: KEY, plan: 'growth' }], networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: node.url }] }] },
     plugins: [httpTransport(), evmFamily()],
@@ -133,7 +146,7 @@ t.test('without next, a mounted listener answers what it does not serve with a J
 });
 
 t.test('closing the gateway waits for calls in flight and refuses new ones', async (t) => {
-  const node = await slowNode(400);
+  const node = await slowNode({ hold: true });
   const host = await startHost(node.url);
   t.teardown(async () => {
     await new Promise<void>((resolve) => { host.server.close(() => resolve()); host.server.closeAllConnections(); });
@@ -141,14 +154,15 @@ t.test('closing the gateway waits for calls in flight and refuses new ones', asy
   });
   const url = `${host.origin}/rpc/eth/v3/${KEY}`;
   const inFlight = post(url, rpc('eth_chainId'));
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await until('the call to reach the node', () => node.received() === 1);
   let closed = false;
   const closing = host.gateway.close().then(() => (closed = true));
-  await new Promise((resolve) => setTimeout(resolve, 50));
   const late = await post(url, rpc('eth_chainId'));
   t.equal(late.status, 503, 'a call arriving during shutdown is refused');
   t.equal((late.json as { error: { code: number } }).error.code, -33503);
+  t.equal(node.received(), 1, 'the refused call never reached the node');
   t.notOk(closed, 'close() is still waiting for the call in flight');
+  node.release();
   const answered = await inFlight;
   t.equal(answered.status, 200);
   t.same(answered.json, { jsonrpc: '2.0', id: 1, result: '0x539' }, 'the call in flight was answered, not cut off');

@@ -8,6 +8,7 @@ import { startExampleGateway } from './helpers/example-gateway.js';
 import { conformanceDir } from './helpers/fixtures.js';
 import { post, rpc } from './helpers/json-rpc.js';
 import { openWs } from './helpers/ws-client.js';
+import { until } from './helpers/until.js';
 
 // @solana/kit's RPC client against the bundled gateway fronting the embedded LiteSVM node.
 const gw = await startExampleGateway();
@@ -140,8 +141,7 @@ t.test('minContextSlot: reached, and not reached (-32016 with the context slot)'
   const raw = await post(url, `{"jsonrpc":"2.0","id":7,"method":"getAccountInfo","params":["${TEST_DATA}",{"minContextSlot":9223372036854775807}]}`);
   t.same((raw.json as { error: unknown }).error, { code: -32016, message: 'Minimum context slot has not been reached', data: { contextSlot: (raw.json as { error: { data: { contextSlot: number } } }).error.data.contextSlot } });
   const before = await solana.getSlot({ commitment: 'processed' }).send();
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
-  t.ok((await solana.getSlot({ commitment: 'processed' }).send()) > before, 'slots advance');
+  await t.resolves(until('the processed slot advances', async () => (await solana.getSlot({ commitment: 'processed' }).send()) > before), 'slots advance');
 });
 
 t.test('bad params are refused with -32602 before reaching the node, and cost nothing', async (t) => {

@@ -7,6 +7,7 @@ import { evmFamily } from '../plugins/evm/index.js';
 import { wsTransport, type WsTransport } from '../plugins/ws/index.js';
 import { Tokens } from '../core/index.js';
 import { startTestGateway } from './helpers/gateway.js';
+import { until } from './helpers/until.js';
 
 // viem and ethers subscribe through the gateway exactly as they would to a node, against Anvil mining blocks.
 const KEY = 'library-subscriber-01';
@@ -96,11 +97,5 @@ function subscriptionsAfter(count: number): () => Promise<void> {
   // Members of the shared streams: a subscription joins one just before its answer is written.
   const members = (): number => service.hubs().reduce((n, hub) => n + hub.size, 0);
   const target = members() + count;
-  return async () => {
-    const end = Date.now() + 10_000;
-    while (members() < target) {
-      if (Date.now() > end) throw new Error(`only ${members()} subscriptions`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  };
+  return () => until(`${count} more subscriptions join the shared streams`, () => members() >= target, 10_000, 10);
 }

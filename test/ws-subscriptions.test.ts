@@ -7,6 +7,7 @@ import { wsTransport, type WsTransport } from '../plugins/ws/index.js';
 import { startTestGateway } from './helpers/gateway.js';
 import { openWs, type RawWsClient } from './helpers/ws-client.js';
 import { post, rpc } from './helpers/json-rpc.js';
+import { until } from './helpers/until.js';
 
 // Subscriptions over the WebSocket transport against a real Anvil (the devnet, mining on demand).
 const KEY = 'subscriber-key-000001';
@@ -45,7 +46,7 @@ async function subscribe(client: RawWsClient, params: unknown[]): Promise<string
 }
 
 /** Waits until `check` holds, re-checking on each message the client gets. */
-async function until(client: RawWsClient, check: () => boolean): Promise<void> {
+async function untilMessage(client: RawWsClient, check: () => boolean): Promise<void> {
   while (!check()) await client.waitFor(client.messages.length + 1);
 }
 
@@ -59,8 +60,8 @@ t.test('newHeads: one upstream subscription for every subscriber; each gets ever
   t.equal(service.upstreamSubscriptions, 1, 'and one upstream subscription');
   const start = await head();
   await mine(5);
-  await until(a, () => notifications(a, ida).length === 5);
-  await until(b, () => notifications(b, idb).length === 5);
+  await untilMessage(a, () => notifications(a, ida).length === 5);
+  await untilMessage(b, () => notifications(b, idb).length === 5);
   const numbers = (m: Message[]): number[] => m.map((n) => Number.parseInt(n.params!.result.number, 16));
   const expected = [1, 2, 3, 4, 5].map((i) => start + i);
   t.same(numbers(notifications(a, ida)), expected);
@@ -79,17 +80,17 @@ t.test('unsubscribe and disconnect release the upstream subscription', async (t)
   t.equal(service.streams, 2, 'equal filters written differently share a stream');
   t.equal(service.upstreamSubscriptions, 2);
   a.send({ jsonrpc: '2.0', id: 77, method: 'eth_unsubscribe', params: [ida] });
-  await until(a, () => (a.messages as Message[]).some((m) => m.id === 77));
+  await untilMessage(a, () => (a.messages as Message[]).some((m) => m.id === 77));
   t.equal((a.messages as Message[]).find((m) => m.id === 77)!.result, true, 'unsubscribe answers true');
   a.send({ jsonrpc: '2.0', id: 78, method: 'eth_unsubscribe', params: [ida] });
-  await until(a, () => (a.messages as Message[]).some((m) => m.id === 78));
+  await untilMessage(a, () => (a.messages as Message[]).some((m) => m.id === 78));
   t.equal((a.messages as Message[]).find((m) => m.id === 78)!.result, false, 'a second unsubscribe answers false');
   t.equal(service.upstreamSubscriptions, 2, 'b still holds newHeads');
   a.send({ jsonrpc: '2.0', id: 79, method: 'eth_unsubscribe', params: [idLogs] });
-  await until(a, () => (a.messages as Message[]).some((m) => m.id === 79));
+  await untilMessage(a, () => (a.messages as Message[]).some((m) => m.id === 79));
   b.close();
   await b.closed;
-  await t.resolves(waitFor(() => service.upstreamSubscriptions === 0 && service.streams === 0), 'the last subscriber leaving closes the upstream subscriptions');
+  await t.resolves(until('the upstream subscriptions close', () => service.upstreamSubscriptions === 0 && service.streams === 0), 'the last subscriber leaving closes the upstream subscriptions');
 });
 
 t.test('credits: 5 per eth_subscribe, 50 per newHeads event; the quota close comes after the last event paid for', async (t) => {
@@ -140,7 +141,7 @@ t.test('1,000 subscribers on one upstream subscription; a subscriber that never 
   const blocks = 200;
   for (let mined = 5; mined <= blocks; mined += 5) {
     await mine(5);
-    await Promise.all(clients.map((c, i) => until(c, () => ids[i]!.every((id) => notifications(c, id).length === mined))));
+    await Promise.all(clients.map((c, i) => untilMessage(c, () => ids[i]!.every((id) => notifications(c, id).length === mined))));
   }
   const expected = Array.from({ length: blocks }, (_, k) => start + 1 + k);
   let checked = 0;
@@ -154,18 +155,10 @@ t.test('1,000 subscribers on one upstream subscription; a subscriber that never 
   }
   t.equal(checked, 1000, 'every reading subscriber was checked');
   t.same(wrong, [], 'all 1,000 got all blocks, in order, once');
-  await waitFor(() => service.held(keyIdOf(STUCK)) === 0);
+  await until('the stuck key holds no subscription', () => service.held(keyIdOf(STUCK)) === 0);
   t.equal(transport.connections, 21, 'the gateway is closing it: the close frame waits behind what it has not read');
   stuck.socket.resume();
   t.equal(await stuck.closed, 4408, 'the never-reading subscriber was closed with 4408');
   t.ok(stuckIds.every((id) => notifications(stuck, id).length < blocks), 'it got less than everything');
 });
 
-/** Polls a gateway-side condition (no client message announces it). */
-async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { readFileSync } from 'node:fs';
 import { Tokens, type CreditLedger, type KeyStore, type TollgatePlugin } from '../core/index.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { wsTransport } from '../plugins/ws/index.js';
@@ -7,6 +8,7 @@ import { devnet } from '@tollgate/devnet';
 import { startTestGateway } from './helpers/gateway.js';
 import { openWs, refusedWs } from './helpers/ws-client.js';
 import { post, rpc } from './helpers/json-rpc.js';
+import { steady, until } from './helpers/until.js';
 
 const KEY = 'ws-test-key-00000001';
 const HTTP_KEY = 'ws-test-http-key-001';
@@ -22,6 +24,14 @@ const retiredPlanKey: TollgatePlugin = {
     container.register(Tokens.KeyStore, { useValue: { find: (key: string) => (key === RETIRED ? { id: 'retired', plan: 'retired' } : configured.find(key)) } satisfies KeyStore });
   },
 };
+const MAX_IN_FLIGHT = 4;
+const MAX_BUFFERED_BYTES = 256 * 1024;
+
+/** The largest size the kernel lets a TCP socket buffer grow to (`net.ipv4.tcp_rmem` / `tcp_wmem`, third field). */
+function maxSocketBuffer(name: 'tcp_rmem' | 'tcp_wmem'): number {
+  return Number(readFileSync(`/proc/sys/net/ipv4/${name}`, 'utf8').trim().split(/\s+/)[2]);
+}
+
 const gw = await startTestGateway(
   {
     server: { maxBodyBytes: 64 * 1024 },
@@ -37,7 +47,7 @@ const gw = await startTestGateway(
     ],
     networks: [{ name: 'eth', families: ['evm'], upstreams: [{ embedded: 'anvil#ws' }], options: { bulkLogs: 5_000 } }],
   },
-  [retiredPlanKey, httpTransport(), wsTransport({ maxInFlight: 4, maxBufferedBytes: 256 * 1024 }), evmFamily(), dev],
+  [retiredPlanKey, httpTransport(), wsTransport({ maxInFlight: MAX_IN_FLIGHT, maxBufferedBytes: MAX_BUFFERED_BYTES }), evmFamily(), dev],
 );
 t.teardown(() => gw.close());
 const wsUrl = (key: string): string => `${gw.origin.replace('http', 'ws')}/eth/ws/v3/${key}`;
@@ -122,19 +132,29 @@ t.test('a slow reader is not buffered without bound: reading pauses until it cat
   const seed = dev.getSeed('anvil#ws');
   const bulk = seed.bulkLogs!;
   const heavy = (id: number) => rpc('eth_getLogs', [{ fromBlock: `0x${bulk.fromBlock.toString(16)}`, toBlock: `0x${bulk.toBlock.toString(16)}` }], id);
+  // Between the gateway and a client that reads nothing sit the kernel's socket buffers, which grow up to
+  // tcp_rmem's and tcp_wmem's maxima: answers that fit there leave the gateway before anything can tell the
+  // client is slow. Past them the gateway's own bound holds: `maxBufferedBytes` waiting, `maxInFlight` running.
+  // So the calls taken can never exceed `bound`; a gateway that kept reading would take all `total`.
+  const answerBytes = Buffer.byteLength((await post(gw.url('eth', KEY), heavy(0))).text);
+  const kernelBytes = maxSocketBuffer('tcp_rmem') + maxSocketBuffer('tcp_wmem');
+  const bound = Math.ceil((kernelBytes + MAX_BUFFERED_BYTES) / answerBytes) + MAX_IN_FLIGHT + 1;
+  const total = 2 * bound;
   const client = await openWs(wsUrl(KEY));
   t.teardown(() => client.close());
   const before = await used('ws');
+  const taken = async (): Promise<number> => ((await used('ws')) - before) / 255;
   (client.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
-  const total = 60;
   for (let i = 0; i < total; i++) client.send(heavy(i));
-  await new Promise((resolve) => setTimeout(resolve, 2_000));
-  const served = ((await used('ws')) - before) / 255;
-  t.ok(served < total / 2, `while the client reads nothing, the gateway stops taking its calls (${served} of ${total} served)`);
+  // The gateway has stopped taking calls once the count holds still while the client keeps not reading.
+  const served = await steady('the calls taken', taken, 1_000);
+  t.ok(served > 0, `the gateway took calls before the buffers filled (${served})`);
+  t.ok(served <= bound, `while the client reads nothing, the gateway stops taking its calls (${served} taken, bound ${bound}, of ${total} sent)`);
   (client.socket as unknown as { _socket: { resume(): void } })._socket.resume();
-  const answers = (await client.waitFor(total, 60_000)) as Array<{ result: unknown[] }>;
+  const answers = (await client.waitFor(total, 120_000)) as Array<{ result: unknown[] }>;
   t.equal(answers.length, total, 'every call is answered once the client reads again');
   t.equal(answers[0]!.result.length, bulk.count);
+  t.equal(await taken(), total, 'and each was charged once');
 });
 
 t.test('a peer that stops answering pings is dropped', async (t) => {
@@ -156,12 +176,14 @@ t.test('a peer that stops answering pings is dropped', async (t) => {
 
 t.test('shutdown answers calls in flight, then closes with 1001', async (t) => {
   const local = await startTestGateway(
-    { keys: [{ key: KEY, plan: 'growth' }], networks: [{ name: 'eth', families: ['evm'], upstreams: [{ embedded: 'anvil#ws' }] }] },
+    { keys: [{ key: KEY, id: 'ws', plan: 'growth' }], networks: [{ name: 'eth', families: ['evm'], upstreams: [{ embedded: 'anvil#ws' }] }] },
     [httpTransport(), wsTransport(), evmFamily(), dev],
   );
   const client = await openWs(`${local.origin.replace('http', 'ws')}/eth/ws/v3/${KEY}`);
+  const localLedger = local.gateway.container.resolve<CreditLedger>(Tokens.CreditLedger);
   client.send(rpc('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }], 1));
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  // Debited before dispatch: the call is in flight.
+  await until('the call is in flight', async () => (await localLedger.balance('ws', 1e9, new Date())).used > 0);
   const closing = local.close();
   t.equal(await client.closed, 1001);
   await closing;

@@ -29,6 +29,7 @@ import { Errors } from '../leaves/errors/catalog.js';
 import type { MountedGateway, MountOptions } from '../leaves/mount.js';
 import { PluginError, type PluginErrorCode, type PluginErrorOptions } from '../leaves/plugin-error.js';
 import { EmbeddedUpstreams } from '../implementations/embedded-upstreams.js';
+import { createNetworkRpc } from '../pipeline/network-rpc.js';
 import { buildNetworks, type BuiltNetworks } from '../implementations/build-networks.js';
 import { callFinisher } from '../implementations/call-accounting.js';
 import { transportHandlers } from './transport-handlers.js';
@@ -278,11 +279,25 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   for (const plugin of plugins) {
     await started.start(`plugin "${plugin.name}"`, () => plugin.start?.(gateway), () => plugin.stop?.());
   }
+  // Resolved once the plugins started (stores open in start); the networks' own calls need them too.
+  let deps!: StageDependencies;
+  await started.start('the gateway\'s services', () => {
+    deps = {
+      config,
+      container,
+      keys: container.resolve(Tokens.KeyStore),
+      ledger: container.resolve(Tokens.CreditLedger),
+      limiter: container.resolve(Tokens.RateLimiter),
+      selector: container.resolve(Tokens.UpstreamSelector),
+      clock,
+      logger,
+    };
+  });
   const embedded = new EmbeddedUpstreams(resolveAllOptional(container, Tokens.EmbeddedUpstream));
   let built: BuiltNetworks | undefined;
   await started.start('the networks', async () => {
     try {
-      built = await buildNetworks(config, families, embedded);
+      built = await buildNetworks(config, families, embedded, createNetworkRpc(deps));
     } finally {
       // Stopped with the rest, also when only some embedded upstreams came up.
       started.add('embedded upstreams', () => embedded.stop());
@@ -291,16 +306,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { networks } = built!;
   directory = new NetworkDirectory(networks);
 
-  const deps: StageDependencies = {
-    config,
-    container,
-    keys: container.resolve(Tokens.KeyStore),
-    ledger: container.resolve(Tokens.CreditLedger),
-    limiter: container.resolve(Tokens.RateLimiter),
-    selector: container.resolve(Tokens.UpstreamSelector),
-    clock,
-    logger,
-  };
   const finished = callFinisher(
     recordUsage,
     resolveAllOptional<CallObserver>(container, Tokens.CallObserver),
@@ -312,12 +317,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   // Health probes and breaker trials run for the gateway's lifetime; close() stops them.
   await started.start('the upstream selector', () => deps.selector.start?.(networks), () => deps.selector.stop?.());
-  const status = deps.selector.status?.bind(deps.selector);
-  if (status !== undefined) {
-    for (const network of networks) {
-      network.useHealth(() => new Set(status().filter((u) => u.network === network.name && !u.healthy).map((u) => u.name)));
-    }
-  }
   return gateway;
 }
 

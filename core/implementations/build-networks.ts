@@ -1,7 +1,7 @@
 import type { GatewayConfig } from '../leaves/config/types.js';
 import type { NetworkFamily } from '../model/context.js';
 import type { Network, Upstream } from '../model/context.js';
-import { ConfiguredNetwork } from './network.js';
+import { ConfiguredNetwork, type NetworkRpc } from './network.js';
 import { PooledUpstream } from './upstream/upstream.js';
 import type { EmbeddedUpstreams } from './embedded-upstreams.js';
 import { PluginError } from '../leaves/plugin-error.js';
@@ -14,9 +14,9 @@ export interface BuiltNetworks {
 
 /**
  * Builds every configured network from its families and upstreams, starting embedded upstreams as
- * they are named. On failure, closes the pools it opened (the caller stops the embedded upstreams).
+ * they are named; every network's `rpc` is `rpc`. On failure, closes the pools it opened (the caller stops the embedded upstreams).
  */
-export async function buildNetworks(config: GatewayConfig, families: ReadonlyMap<string, NetworkFamily>, embedded: EmbeddedUpstreams): Promise<BuiltNetworks> {
+export async function buildNetworks(config: GatewayConfig, families: ReadonlyMap<string, NetworkFamily>, embedded: EmbeddedUpstreams, rpc: NetworkRpc): Promise<BuiltNetworks> {
   const upstreams: Upstream[] = [];
   try {
     const networks = await Promise.all(
@@ -46,7 +46,7 @@ export async function buildNetworks(config: GatewayConfig, families: ReadonlyMap
             return upstream;
           }),
         );
-        return new ConfiguredNetwork(networkConfig, networkFamilies, networkUpstreams);
+        return new ConfiguredNetwork(networkConfig, networkFamilies, networkUpstreams, rpc);
       }),
     );
     return { networks, upstreams };

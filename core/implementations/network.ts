@@ -2,9 +2,14 @@ import type { MethodDefinition, Network, NetworkFamily, NetworkMethod } from '..
 import type { NetworkConfig } from '../leaves/config/types.js';
 import type { Upstream } from '../model/context.js';
 import { compileParams } from './compile-params.js';
-import { encodeRequest } from '../leaves/jsonrpc/encode.js';
 import { callErrorTestOf, createJsonRpcProtocol } from './json-rpc-protocol.js';
 import type { CallProtocol } from '../model/context.js';
+
+/**
+ * How a network's own calls ({@link Network.rpc}) reach its upstreams: the gateway gives every network
+ * one that sends through the same selector, breakers and failover as a client's call.
+ */
+export type NetworkRpc = (network: Network, method: string, params: readonly unknown[]) => Promise<unknown>;
 
 /** A served network: its methods (from its families), its upstreams, and per-network state. */
 export class ConfiguredNetwork implements Network {
@@ -22,10 +27,10 @@ export class ConfiguredNetwork implements Network {
   readonly state = new Map<string, unknown>();
   /** How calls travel to this network's upstreams. */
   readonly protocol: CallProtocol;
-  #rpcId = 0;
-  #unhealthy: (() => ReadonlySet<string>) | undefined;
+  readonly #rpc: NetworkRpc;
 
-  constructor(config: NetworkConfig, families: readonly NetworkFamily[], upstreams: readonly Upstream[]) {
+  constructor(config: NetworkConfig, families: readonly NetworkFamily[], upstreams: readonly Upstream[], rpc: NetworkRpc) {
+    this.#rpc = rpc;
     this.name = config.name;
     this.config = config;
     this.families = families;
@@ -46,31 +51,10 @@ export class ConfiguredNetwork implements Network {
   }
 
   /**
-   * Tells {@link Network.rpc} which upstreams are currently unhealthy (by name), so its lookups go to
-   * healthy ones first; the gateway wires in its upstream selector's view.
+   * Calls `method` on the network's upstreams, uncharged, through the gateway's upstream path (see
+   * {@link NetworkRpc}); rejects when none answers or the node answers an error.
    */
-  useHealth(unhealthy: () => ReadonlySet<string>): void {
-    this.#unhealthy = unhealthy;
-  }
-
-  /** Tries healthy primaries, then healthy partners, then the unhealthy ones (a last resort). */
-  async rpc(method: string, params: readonly unknown[]): Promise<unknown> {
-    const body = encodeRequest(++this.#rpcId, method, params);
-    let lastError: unknown = new Error(`network ${this.name} has no upstream`);
-    const unhealthy = this.#unhealthy?.();
-    const order = unhealthy === undefined || unhealthy.size === 0
-      ? this.upstreams
-      : [...this.upstreams.filter((u) => !unhealthy.has(u.name)), ...this.upstreams.filter((u) => unhealthy.has(u.name))];
-    for (const upstream of order) {
-      try {
-        const reply = await upstream.request({ body });
-        const parsed = JSON.parse(Buffer.from(reply.body as Uint8Array).toString('utf8')) as { result?: unknown; error?: { message: string } };
-        if (parsed.error !== undefined) throw new Error(`${method} failed on ${upstream.name}: ${parsed.error.message}`);
-        return parsed.result;
-      } catch (error) {
-        lastError = error;
-      }
-    }
-    throw lastError;
+  rpc(method: string, params: readonly unknown[]): Promise<unknown> {
+    return this.#rpc(this, method, params);
   }
 }

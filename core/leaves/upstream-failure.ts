@@ -26,6 +26,14 @@ export class UpstreamFailure extends Error {
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
+/**
+ * What a thrown error means for an upstream attempt: itself when it is already an {@link UpstreamFailure}
+ * (an upstream classifies its own transport's errors), else a reset the upstream may have received.
+ */
+export function asUpstreamFailure(error: unknown): UpstreamFailure {
+  return error instanceof UpstreamFailure ? error : new UpstreamFailure('reset', String(error), { maybeReceived: true, cause: error });
+}
+
 /** Classifies an error thrown by the HTTP client. */
 export function classifyTransportError(error: unknown): UpstreamFailure {
   const code = (error as { code?: string }).code ?? '';

@@ -3,7 +3,7 @@ import { Errors } from '../leaves/errors/catalog.js';
 import type { Network, RequestContext, Upstream, UpstreamReply, UpstreamRequest } from '../model/context.js';
 import { resolveFailoverSettings, type FailoverSettings } from '../implementations/upstream/failover-settings.js';
 import { networkUnavailable } from '../implementations/upstream/unavailable.js';
-import { UpstreamFailure } from '../leaves/upstream-failure.js';
+import { asUpstreamFailure, type UpstreamFailure } from '../leaves/upstream-failure.js';
 import type { StageDependencies } from '../model/stage.js';
 import { AttemptObserverToken, type AttemptEnd } from '../model/attempt-observer.js';
 import { candidatesOf, methodOf } from '../model/context-access.js';
@@ -82,7 +82,7 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     const idempotent = method.idempotent !== false;
     const policy = policyOf(network);
     const candidates = candidatesOf(ctx);
-    const signal = ctx.signal;
+    const signal = ctx.cancelSignal;
     const startedAt = performance.now();
     const deadline = startedAt + policy.deadlineMs;
     let primaries = 0;
@@ -113,7 +113,7 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
           return { reply, upstream };
         }
       } catch (error) {
-        failure = error instanceof UpstreamFailure ? error : new UpstreamFailure('reset', String(error), { maybeReceived: true, cause: error });
+        failure = asUpstreamFailure(error);
         ended?.(failure);
       }
       last = failure;

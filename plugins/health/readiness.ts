@@ -1,4 +1,4 @@
-import { Tokens, type GatewayRuntime, type Network } from '../../core/index.js';
+import { probeUpstream, Tokens, type GatewayRuntime, type Network } from '../../core/index.js';
 
 /** What `/readyz` found: ready when the store answers and every network has a node that answers. */
 export interface Readiness {
@@ -18,22 +18,29 @@ function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 /**
- * Whether one of the network's nodes answers now: its family's health probe (`eth_blockNumber`,
- * `getHealth`...) through the network, which tries each upstream in turn; for a family without a probe
- * (the file-storage API), any HTTP answer from one of its nodes.
+ * Whether one of the network's nodes answers now: each upstream is probed at once, as the failover
+ * selector probes it (`probeUpstream`: the family's health call, `eth_blockNumber`, `getHealth`...; for a
+ * network without one, the file-storage API, any answer), and one good answer is enough. Readiness asks
+ * every node whatever its breaker says, and its probes do not move breakers: a load balancer's polling
+ * must not steer traffic.
  */
 async function networkState(network: Network, timeoutMs: number): Promise<string> {
-  const probe = network.families.find((family) => family.probe !== undefined)?.probe;
+  if (network.upstreams.length === 0) return 'no node answers (no upstream)';
+  // The timeout bounds the connect phase too, which the request's own timeout does not; once one node
+  // answered, the others' probes are dropped.
+  const done = new AbortController();
+  const signal = AbortSignal.any([done.signal, AbortSignal.timeout(timeoutMs)]);
+  const answered = network.upstreams.map(async (upstream) => {
+    const outcome = await probeUpstream(network, upstream, { timeoutMs, signal });
+    if (!outcome.ok) throw new Error(outcome.problem);
+  });
   try {
-    if (probe !== undefined) {
-      await within(network.rpc(probe.method, probe.params), timeoutMs, probe.method);
-      return 'ok';
-    }
-    await Promise.any(network.upstreams.map((upstream) => within(upstream.request({ body: '' }, timeoutMs), timeoutMs, 'a request')));
+    await Promise.any(answered);
     return 'ok';
   } catch (error) {
-    const reason = error instanceof AggregateError ? (error.errors[0] as Error | undefined)?.message : (error as Error).message;
-    return `no node answers (${reason ?? 'no upstream'})`;
+    return `no node answers (${((error as AggregateError).errors[0] as Error).message})`;
+  } finally {
+    done.abort();
   }
 }
 

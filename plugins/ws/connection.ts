@@ -30,8 +30,9 @@ function callsIn(input: string | Buffer): number {
  * At most `maxInFlight` calls run at once (a batch counts as its calls; one batch larger than the cap
  * runs alone). `ws` keeps emitting messages it had already read when reading is paused, so a message
  * that arrives while the connection is full waits in a queue rather than starting; reading is paused
- * while anything waits, so that queue never holds more than what the socket had read already. Reading
- * also pauses while more than `maxBufferedBytes` of answers wait for a slow reader.
+ * while anything waits, so that queue never holds more than what the socket had read already. While more
+ * than `maxBufferedBytes` of answers wait for a slow reader, reading pauses and no waiting message starts
+ * either (a queue of small calls must not turn into a pile of large answers); they start as it reads.
  *
  * A call is charged only when its answer is written to the client: an answer that can no longer be
  * written (the client left) has its debit refunded. When the key's balance runs out, the connection
@@ -123,12 +124,25 @@ export class WsConnection {
     const body = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     const input = isBinary ? body : body.toString('utf8');
     const calls = callsIn(input);
-    if (this.#waiting.length > 0 || !this.#fits(calls)) {
+    if (this.#waiting.length > 0 || !this.#fits(calls) || this.#backlogged()) {
       this.#waiting.push({ input, calls });
       this.#flow();
       return;
     }
     this.#start(input, calls);
+  }
+
+  /** More answer bytes wait for the client than it may have: start nothing until it reads. */
+  #backlogged(): boolean {
+    return this.#socket.bufferedAmount > this.#settings.maxBufferedBytes;
+  }
+
+  /** Starts the waiting messages that fit, unless the client has fallen behind on its answers. */
+  #pump(): void {
+    while (!this.#closing && this.#waiting.length > 0 && this.#fits(this.#waiting[0]!.calls) && !this.#backlogged()) {
+      const next = this.#waiting.shift()!;
+      this.#start(next.input, next.calls);
+    }
   }
 
   #fits(calls: number): boolean {
@@ -163,6 +177,8 @@ export class WsConnection {
       }
       this.#socket.send(output.body, (error) => {
         if (error !== undefined && error !== null) this.#refund(output);
+        // The answer left for the kernel: the backlog shrank, so waiting messages may start.
+        this.#pump();
         this.#flow();
       });
     }
@@ -210,10 +226,7 @@ export class WsConnection {
   #settled(subscription: Subscription | undefined, calls: number): void {
     if (subscription !== undefined) this.#calls.delete(subscription);
     this.#running -= calls;
-    while (!this.#closing && this.#waiting.length > 0 && this.#fits(this.#waiting[0]!.calls)) {
-      const next = this.#waiting.shift()!;
-      this.#start(next.input, next.calls);
-    }
+    this.#pump();
     if (this.#running === 0) {
       this.#idle?.();
       if (this.#closeWhenIdle !== undefined) void this.#close(this.#closeWhenIdle.code, this.#closeWhenIdle.reason);
@@ -224,7 +237,7 @@ export class WsConnection {
   /** Pauses reading while the connection is full, messages wait, or too many bytes wait for the client. */
   #flow(): void {
     if (this.#closing) return;
-    const busy = this.#running >= this.#settings.maxInFlight || this.#waiting.length > 0 || this.#socket.bufferedAmount > this.#settings.maxBufferedBytes;
+    const busy = this.#running >= this.#settings.maxInFlight || this.#waiting.length > 0 || this.#backlogged();
     if (busy && !this.#paused) {
       this.#paused = true;
       this.#socket.pause();

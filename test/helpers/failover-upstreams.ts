@@ -15,6 +15,7 @@ export type ChaosMode =
   | 'http-500' // answers HTTP 500 with a text body
   | 'http-429' // answers HTTP 429 with a JSON-RPC rate-limit body
   | 'capacity' // answers HTTP 200 with the provider's -32005 "limit exceeded"
+  | 'node-error' // answers HTTP 200 with the node's own error for the call (-32000 "header not found")
   | 'die'; // reads the request, then drops the connection (the node died mid-request)
 
 /** A real HTTP server on loopback in front of a node, misbehaving on demand. */
@@ -72,6 +73,10 @@ export async function startChaosUpstream(target: string | undefined, mode: Chaos
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32005, message: 'limit exceeded' } }));
           return;
+        case 'node-error':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message: 'header not found' } }));
+          return;
         case 'forward':
           if (pool === undefined) {
             res.writeHead(502).end();
@@ -104,15 +109,7 @@ export async function startChaosUpstream(target: string | undefined, mode: Chaos
   return chaos;
 }
 
-/** Polls `condition` every `stepMs` until it holds; fails after `timeoutMs` with `what`. */
-export async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000, stepMs = 20): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await condition()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, stepMs));
-  }
-}
+export { until } from './until.js';
 
 /** The breaker and counters of one upstream, from the selector's status. */
 export interface UpstreamView {

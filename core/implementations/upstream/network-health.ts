@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import type { Network } from '../../model/context.js';
 import type { RequestContext } from '../../model/context.js';
-import { encodeRequest } from '../../leaves/jsonrpc/encode.js';
-import { callErrorTestOf, capacityErrorOf, isJsonRpcProtocol, type CallErrorTest } from '../json-rpc-protocol.js';
+import { hasHealthCall, probeUpstream } from './probe.js';
 import type { FailoverSettings } from './failover-settings.js';
 import { UpstreamHealth } from './upstream-health.js';
 import type { Upstream } from '../../model/context.js';
@@ -65,9 +64,6 @@ export class NetworkHealth {
   #plan: RoutePlan | undefined;
   #turn = 0;
   // Active probing.
-  #headOf: ((result: unknown) => number | undefined) | undefined;
-  #isCallError: CallErrorTest | undefined;
-  #probeBody: Buffer | undefined;
   #interval: NodeJS.Timeout | undefined;
   readonly #trialTimers = new Set<NodeJS.Timeout>();
   #abort: AbortController | undefined;
@@ -236,17 +232,14 @@ export class NetworkHealth {
   // ---- Active probes ------------------------------------------------------------------------------
 
   /**
-   * Starts probing every upstream with the family's probe every `probe.intervalMs`, when the network is
-   * JSON-RPC, has a probe, two or more upstreams, and the interval is not 0. Returns whether it started.
+   * Starts probing every upstream with the family's probe ({@link probeUpstream}) every `probe.intervalMs`,
+   * when the network is JSON-RPC, has a probe, two or more upstreams, and the interval is not 0. Returns
+   * whether it started.
    */
   startProbing(): boolean {
     if (this.#interval !== undefined) return true;
-    const probe = this.network.families.find((f) => f.probe !== undefined)?.probe;
     const interval = this.settings.probe.intervalMs;
-    if (probe === undefined || interval <= 0 || this.members.length < 2 || !isJsonRpcProtocol(this.network.protocol)) return false;
-    this.#headOf = probe.head;
-    this.#isCallError = callErrorTestOf(this.network.families);
-    this.#probeBody = Buffer.from(encodeRequest('tollgate-probe', probe.method, probe.params));
+    if (!hasHealthCall(this.network) || interval <= 0 || this.members.length < 2) return false;
     this.#abort = new AbortController();
     this.#interval = setInterval(() => this.#tick(), interval);
     this.#interval.unref();
@@ -308,33 +301,18 @@ export class NetworkHealth {
   }
 
   async #runProbe(h: UpstreamHealth): Promise<void> {
-    const started = performance.now();
-    let problem: string | undefined;
-    let head: number | undefined;
-    try {
-      const reply = await h.upstream.request({ body: this.#probeBody! }, this.settings.probe.timeoutMs, this.#abort!.signal);
-      const body = reply.body as Uint8Array;
-      if (reply.status !== 200) problem = `probe answered HTTP ${reply.status}`;
-      else {
-        const capacity = capacityErrorOf(body, this.#isCallError);
-        const parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as { result?: unknown; error?: { message?: unknown } };
-        if (capacity !== undefined) problem = `probe: over capacity: ${String(capacity.message)}`;
-        else if (parsed.error !== undefined) problem = `probe answered an error: ${String(parsed.error.message)}`;
-        else head = this.#headOf?.(parsed.result);
-      }
-    } catch (error) {
-      problem = `probe failed: ${(error as Error).message}`;
-    }
+    const outcome = await probeUpstream(this.network, h.upstream, { timeoutMs: this.settings.probe.timeoutMs, signal: this.#abort!.signal });
     if (this.#interval === undefined) return; // stopped meanwhile
     const now = performance.now();
-    if (problem !== undefined) {
+    if (!outcome.ok) {
       h.counters.probeFailures++;
-      h.lastFailure = { kind: 'probe', message: problem, at: now };
-      if (h.breaker.failure(now)) this.breakerMoved(h, problem);
+      h.lastFailure = { kind: 'probe', message: outcome.problem, at: now };
+      if (h.breaker.failure(now)) this.breakerMoved(h, outcome.problem);
       return;
     }
+    const head = outcome.head;
     h.lastProbeOkAt = now;
-    h.observeLatency(now - started);
+    h.observeLatency(outcome.latencyMs);
     if (head !== undefined && head !== h.head) {
       h.head = head;
       this.invalidate();

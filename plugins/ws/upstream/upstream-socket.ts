@@ -1,5 +1,5 @@
 import type { WebSocket, RawData } from 'ws';
-import { NEVER_ABORTED, UpstreamFailure, arrayElements, type UpstreamReply } from '../../../core/index.js';
+import { UpstreamFailure, arrayElements, type CancelSignal, type UpstreamReply } from '../../../core/index.js';
 import { ws as wsPackage } from '../peers.js';
 import { idRange, integerAt, replaceAt, type ValueRange } from './json-ids.js';
 
@@ -32,11 +32,13 @@ function firstByte(body: Buffer): number | undefined {
 }
 
 /**
- * A call waiting for its answer. One object per call: it is its own abort listener (`handleEvent`) and
- * the argument of its timer, so a call allocates no closure beyond its promise's.
+ * A call waiting for its answer: one object per call, which is also the argument of its timer (so the
+ * timer needs no closure of its own).
  */
 class Pending {
   timer: NodeJS.Timeout | undefined;
+  /** Its cancellation listener, when it can be cancelled. */
+  onAbort: (() => void) | undefined;
 
   constructor(
     readonly socket: UpstreamSocket,
@@ -46,17 +48,16 @@ class Pending {
     readonly originals: readonly Buffer[] | undefined,
     /** Whether the request was a JSON-RPC batch. */
     readonly batch: boolean,
-    readonly signal: AbortSignal,
+    readonly signal: CancelSignal | undefined,
     readonly resolve: (value: never) => void,
     readonly reject: (error: Error) => void,
     /** For a subscribe call: the handler registered as the answer is read, before any event can arrive. */
     readonly handler: UpstreamEventHandler | undefined,
   ) {}
+}
 
-  /** The call was cancelled: its entry goes, and an answer arriving later is dropped. */
-  handleEvent(): void {
-    this.socket.drop(this, new UpstreamFailure('reset', 'the call was cancelled', { maybeReceived: true }));
-  }
+function cancelled(): UpstreamFailure {
+  return new UpstreamFailure('reset', 'the call was cancelled', { maybeReceived: true });
 }
 
 function timedOut(pending: Pending, timeoutMs: number): void {
@@ -158,7 +159,7 @@ export class UpstreamSocket {
    * `reset` when the socket closes or `signal` aborts (the call's entry is then dropped, and a late answer
    * with it).
    */
-  request(body: Buffer, timeoutMs: number, signal: AbortSignal): Promise<UpstreamReply> | undefined {
+  request(body: Buffer, timeoutMs: number, signal: CancelSignal): Promise<UpstreamReply> | undefined {
     if (!this.open || signal.aborted) return undefined;
     const first = firstByte(body);
     let originals: Buffer[];
@@ -201,7 +202,12 @@ export class UpstreamSocket {
     for (let i = 0; i < ids; i++) this.#pending.set(pending.id + i, pending);
     this.#waiting++;
     pending.timer = setTimeout(timedOut, timeoutMs, pending, timeoutMs);
-    if (pending.signal !== NEVER_ABORTED) pending.signal.addEventListener('abort', pending, { once: true });
+    const signal = pending.signal;
+    if (signal !== undefined) {
+      // Cancelled: the entry goes, and an answer arriving later finds nothing.
+      pending.onAbort = () => this.drop(pending, cancelled());
+      signal.addEventListener('abort', pending.onAbort, { once: true });
+    }
   }
 
   /** Forgets a waiting call; false when it was settled already. */
@@ -211,7 +217,7 @@ export class UpstreamSocket {
     for (let i = 0; i < ids; i++) this.#pending.delete(pending.id + i);
     this.#waiting--;
     clearTimeout(pending.timer);
-    if (pending.signal !== NEVER_ABORTED) pending.signal.removeEventListener('abort', pending);
+    if (pending.onAbort !== undefined) pending.signal!.removeEventListener('abort', pending.onAbort);
     return true;
   }
 
@@ -220,7 +226,7 @@ export class UpstreamSocket {
     if (this.#closed) throw new UpstreamFailure('reset', 'upstream WebSocket closed', { maybeReceived: false });
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.#track(new Pending(this, id, undefined, false, NEVER_ABORTED, resolve as (value: never) => void, reject, handler), 1, this.#timeoutMs);
+      this.#track(new Pending(this, id, undefined, false, undefined, resolve as (value: never) => void, reject, handler), 1, this.#timeoutMs);
       this.#socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     });
   }

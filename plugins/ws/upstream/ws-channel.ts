@@ -1,4 +1,4 @@
-import type { Upstream, UpstreamChannel, UpstreamReply, UpstreamRequest } from '../../../core/index.js';
+import type { CancelSignal, Upstream, UpstreamChannel, UpstreamReply, UpstreamRequest } from '../../../core/index.js';
 import type { UpstreamSocketPool } from './socket-pool.js';
 
 /**
@@ -16,7 +16,7 @@ export class WsUpstreamChannel implements UpstreamChannel {
     this.#pool = pool;
   }
 
-  request(upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: AbortSignal): Promise<UpstreamReply> | undefined {
+  request(upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: CancelSignal): Promise<UpstreamReply> | undefined {
     const body = request.body;
     if (body === undefined || request.stream === true || request.headers !== undefined || request.path !== undefined || request.method === 'GET') return undefined;
     const socket = this.#pool.forCall(upstream);
