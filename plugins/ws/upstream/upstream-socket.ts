@@ -186,7 +186,11 @@ export class UpstreamSocket {
     });
   }
 
-  /** Ends a waiting call with `error` (its cancellation, its timeout). */
+  /**
+   * Ends a waiting call with `error` (its cancellation, its timeout).
+   *
+   * @internal
+   */
   drop(pending: Pending, error: Error): void {
     if (this.#settle(pending)) pending.reject(error);
   }
