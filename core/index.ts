@@ -30,6 +30,7 @@ export { container, injectable, inject, injectAll, instanceCachingFactory, singl
 export { createGateway, keyIdOf, PluginError, type PluginErrorCode, type PluginErrorOptions, type Gateway, type GatewayOptions, type HandleRequest } from './engine/gateway.js';
 export { type MountOptions, type MountedGateway, type NextHandler } from './leaves/mount.js';
 export { InFlightResponses } from './leaves/in-flight.js';
+export type { CancelSignal } from './leaves/cancel-signal.js';
 export { continueBody, expectsContinue, refuseBody, MAX_DRAIN_BYTES, DRAIN_TIMEOUT_MS } from './leaves/body-refusal.js';
 export type { GatewayRuntime, ContextInit, KeyAccess, KeyCheck } from './model/runtime.js';
 export { CallContext, NEVER_ABORTED } from './implementations/call-context.js';

@@ -7,6 +7,7 @@ import type { JsonRpcResponse } from '../leaves/jsonrpc/types.js';
 import type { UpstreamFailure } from '../leaves/upstream-failure.js';
 import type { MaybePromise, JsonSchema } from '../leaves/maybe-promise.js';
 import { GatewayError } from '../leaves/errors/gateway-error.js';
+import type { CancelSignal } from '../leaves/cancel-signal.js';
 import { Errors } from '../leaves/errors/catalog.js';
 import type { NetworkConfig } from '../leaves/config/types.js';
 import type { SubscriptionSupport } from './subscription.js';
@@ -90,11 +91,18 @@ export interface RequestContext {
   /**
    * Aborted when the call is cancelled: its subscriber unsubscribed before the answer (a client that went
    * away, a caller's own timeout) or the signal given at creation aborted. Dispatch passes it to the
-   * upstream request, so cancelling aborts the request in flight.
+   * upstream request, so cancelling aborts the request in flight. It is the same cancellation as
+   * {@link RequestContext.signal} without an `AbortController` per call: use it where a
+   * {@link CancelSignal} is taken ({@link Upstream.request}), and `signal` where an API wants an `AbortSignal`.
+   */
+  readonly cancelSignal: CancelSignal;
+  /**
+   * The call's cancellation as a standard `AbortSignal` (made on first read): aborted with
+   * {@link RequestContext.cancelSignal}.
    */
   readonly signal: AbortSignal;
   /**
-   * Cancels the call: aborts {@link RequestContext.signal}. The pipeline calls it when the call's
+   * Cancels the call: aborts {@link RequestContext.cancelSignal} and {@link RequestContext.signal}. The pipeline calls it when the call's
    * subscription ends before its answer; the call then fails and its compensations (the refund) run.
    */
   cancel(reason?: unknown): void;
@@ -339,7 +347,7 @@ export interface CallBatch {
    * Sends `request` for `ctx` to `upstream`, together with the other calls of the batch bound for it when
    * the protocol can batch, and resolves with the call's own answer. Rejects like {@link Upstream.request}.
    */
-  send(ctx: RequestContext, upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: AbortSignal): Promise<UpstreamReply>;
+  send(ctx: RequestContext, upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: CancelSignal): Promise<UpstreamReply>;
   /**
    * Waits for `promise` on behalf of `ctx`, telling the batch that the call is held by something outside
    * it (an identical call in flight, for instance), so the calls waiting in dispatch do not wait for it.
@@ -400,7 +408,7 @@ export interface UpstreamRequest {
   /** Overrides the upstream's timeout. */
   readonly timeoutMs?: number;
   /** Aborts the request. */
-  readonly signal?: AbortSignal;
+  readonly signal?: CancelSignal;
   /** Answer with the body as a stream rather than bytes. */
   readonly stream?: boolean;
 }
@@ -444,7 +452,7 @@ export interface Upstream {
   /** Requests in flight. */
   readonly inFlight: number;
   /** Sends one request; rejects with an `UpstreamFailure` when the node cannot be reached or times out. */
-  request(request: UpstreamRequest, timeoutMs?: number, signal?: AbortSignal): Promise<UpstreamReply>;
+  request(request: UpstreamRequest, timeoutMs?: number, signal?: CancelSignal): Promise<UpstreamReply>;
   /** Closes its connections. */
   close(): Promise<void>;
 }

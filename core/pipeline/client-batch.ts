@@ -1,5 +1,6 @@
 import type { CallBatch, RequestContext, Upstream, UpstreamReply, UpstreamRequest } from '../model/context.js';
 import { UpstreamFailure } from '../leaves/upstream-failure.js';
+import type { CancelSignal } from '../leaves/cancel-signal.js';
 
 /**
  * Longest time a call waiting in dispatch holds its upstream request for the batch's other calls that
@@ -16,7 +17,7 @@ interface Entry {
   readonly ctx: RequestContext;
   readonly request: UpstreamRequest;
   readonly timeoutMs: number;
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
   settled: boolean;
   resolve(reply: UpstreamReply): void;
   reject(error: unknown): void;
@@ -50,7 +51,7 @@ export class ClientBatch implements CallBatch {
     this.#check();
   }
 
-  send(ctx: RequestContext, upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: AbortSignal): Promise<UpstreamReply> {
+  send(ctx: RequestContext, upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: CancelSignal): Promise<UpstreamReply> {
     if (ctx.network.protocol.batch === undefined || refusesBatches.has(upstream) || signal.aborted) {
       // Sent alone, and waiting on the upstream: the batch's other calls need not wait for it.
       return this.idle(ctx, upstream.request(request, timeoutMs, signal));

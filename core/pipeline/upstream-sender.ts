@@ -79,7 +79,7 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     const idempotent = method.idempotent !== false;
     const policy = policyOf(network);
     const candidates = candidatesOf(ctx);
-    const signal = ctx.signal;
+    const signal = ctx.cancelSignal;
     const startedAt = performance.now();
     const deadline = startedAt + policy.deadlineMs;
     let primaries = 0;
