@@ -38,7 +38,7 @@ export { Tokens, type TollgatePlugin, type Transport, type EmbeddedUpstreamProvi
 export { keyOf, planOf, methodOf, candidatesOf, replyOf, servedByOf } from './model/context-access.js';
 export { ContextKey, ContextState, type RequestContext, type Call, type Credentials, type RequestMeta, type UpstreamReply, type Compensation } from './model/context.js';
 export type { MethodDefinition, NetworkFamily, HealthProbe, JsonSchema, LimitsInput, MaybePromise } from './model/context.js';
-export type { BatchCodec, CallBatch, CallProtocol, Network, NetworkMethod, NetworkRuntime, Upstream, UpstreamRequest, UpstreamSettings } from './model/context.js';
+export type { BatchCodec, CallBatch, CallProtocol, Network, NetworkMethod, NetworkRuntime, Upstream, UpstreamChannel, UpstreamRequest, UpstreamSettings } from './model/context.js';
 export type { SubscriptionSupport, StreamRequest, StreamContinuity, StreamAsk } from './model/subscription.js';
 export { NetworkDirectory, type AddressedNetwork } from './model/network-directory.js';
 export { apiKeyFromPath } from './leaves/key-path.js';

@@ -38,6 +38,32 @@ export interface RequestMeta {
    * {@link ContextKey} (the subscriptions a connection holds, for instance). Absent for one-shot requests.
    */
   readonly connection?: ContextState;
+  /**
+   * Another way for this client's calls to reach upstreams than their own {@link Upstream.request}: a
+   * transport that holds connections sets one (a pool of persistent connections to the nodes, for
+   * instance), and every upstream attempt of its calls, alone or in a batch, is offered to it first (see
+   * {@link UpstreamChannel}). Absent: every attempt uses the upstream's own request.
+   */
+  readonly channel?: UpstreamChannel;
+}
+
+/**
+ * A road to upstreams that a transport offers for its calls (see {@link RequestMeta.channel}), beside
+ * each upstream's own {@link Upstream.request}. Dispatch offers it every attempt under the same rules
+ * as any other: the selector admits the upstream first and learns the outcome, failures fail over, a
+ * call that may have been received is never resent when it is not idempotent, and cancelling the call
+ * aborts `signal`.
+ */
+export interface UpstreamChannel {
+  /**
+   * Sends `request` to `upstream` and resolves with the reply as {@link Upstream.request} would give it
+   * (the same status, the same ids in the body), or rejects with an `UpstreamFailure` (`connect`,
+   * `reset` or `timeout`, with `maybeReceived` true once the request may have left). Returns undefined,
+   * synchronously, when the channel cannot carry this request now (no connection to that upstream yet, a
+   * request it does not carry): the attempt then goes by `upstream.request`, so a channel that is down
+   * never fails a call by itself. When `signal` aborts, the request is dropped and the promise rejects.
+   */
+  request(upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: CancelSignal): Promise<UpstreamReply> | undefined;
 }
 
 /** One call: a JSON-RPC request, or a command of another API (the file-storage API, for instance). */
