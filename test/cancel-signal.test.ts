@@ -29,7 +29,7 @@ t.test('a token calls each listener once, in order, and forgets removed ones', a
 
 t.test('a single listener can be removed, and a throwing listener does not stop the others', async (t) => {
   const token = new CancelToken();
-  const lone = (): void => t.fail('removed listener called');
+  const lone = (): void => void t.fail('removed listener called');
   token.addEventListener('abort', lone);
   token.removeEventListener('abort', lone);
   token.abort('x');
@@ -47,7 +47,7 @@ t.test('a single listener can be removed, and a throwing listener does not stop 
 });
 
 const network = { name: 'n', families: [] } as unknown as Network;
-const init = (signal?: AbortSignal): ContextInit => ({ transport: 't', network, credentials: {}, call: { method: 'm', params: [], id: 1, raw: undefined }, ...(signal === undefined ? {} : { signal }) });
+const init = (signal?: AbortSignal): ContextInit => ({ transport: 't', network, credentials: { apiKey: 'k' }, call: { method: 'm', params: [], id: 1, raw: undefined }, ...(signal === undefined ? {} : { signal }) });
 
 t.test('ctx.signal is made on first read and follows the call cancellation, before or after it', async (t) => {
   const early = new CallContext(init(), 0);
