@@ -30,6 +30,7 @@ export { container, injectable, inject, injectAll, instanceCachingFactory, singl
 export { createGateway, keyIdOf, PluginError, type PluginErrorCode, type PluginErrorOptions, type Gateway, type GatewayOptions, type HandleRequest } from './engine/gateway.js';
 export { type MountOptions, type MountedGateway, type NextHandler } from './leaves/mount.js';
 export { InFlightResponses } from './leaves/in-flight.js';
+export type { CancelSignal } from './leaves/cancel-signal.js';
 export { continueBody, expectsContinue, refuseBody, MAX_DRAIN_BYTES, DRAIN_TIMEOUT_MS } from './leaves/body-refusal.js';
 export type { GatewayRuntime, ContextInit, KeyAccess, KeyCheck } from './model/runtime.js';
 export { CallContext, NEVER_ABORTED } from './implementations/call-context.js';
@@ -37,7 +38,7 @@ export { Tokens, type TollgatePlugin, type Transport, type EmbeddedUpstreamProvi
 export { keyOf, planOf, methodOf, candidatesOf, replyOf, servedByOf } from './model/context-access.js';
 export { ContextKey, ContextState, type RequestContext, type Call, type Credentials, type RequestMeta, type UpstreamReply, type Compensation } from './model/context.js';
 export type { MethodDefinition, NetworkFamily, HealthProbe, JsonSchema, LimitsInput, MaybePromise } from './model/context.js';
-export type { BatchCodec, CallBatch, CallProtocol, Network, NetworkMethod, NetworkRuntime, Upstream, UpstreamRequest, UpstreamSettings } from './model/context.js';
+export type { BatchCodec, CallBatch, CallProtocol, Network, NetworkMethod, NetworkRuntime, Upstream, UpstreamChannel, UpstreamRequest, UpstreamSettings } from './model/context.js';
 export type { SubscriptionSupport, StreamRequest, StreamContinuity, StreamAsk } from './model/subscription.js';
 export { NetworkDirectory, type AddressedNetwork } from './model/network-directory.js';
 export { apiKeyFromPath } from './leaves/key-path.js';

@@ -1,4 +1,4 @@
-import { defer, finalize, from, map, mergeMap, of, toArray, type Observable } from 'rxjs';
+import { Observable, defer, finalize, from, map, mergeMap, of, toArray, type Observer, type Subscriber, type TeardownLogic } from 'rxjs';
 import type { RequestContext } from '../model/context.js';
 import type { JsonRpcInput, JsonRpcOutput } from '../model/json-rpc-io.js';
 import { Errors } from '../leaves/errors/catalog.js';
@@ -191,19 +191,57 @@ export function createJsonRpcEngine(deps: JsonRpcEngineDeps): (input: JsonRpcInp
     );
   };
 
+  // One call without an outer signal (the usual request) is answered straight from the pipeline's
+  // observable: no defer, no operator between them.
+  const direct = (input: JsonRpcInput, value: unknown, raw: Uint8Array | undefined, subscriber: Subscriber<JsonRpcOutput>): TeardownLogic => {
+    const item = readItem(value);
+    if ('invalid' in item) {
+      subscriber.next(errorOutput(item.invalid, item.id));
+      subscriber.complete();
+      return undefined;
+    }
+    return deps.execute(contextFor(input, item, raw)).subscribe(new SingleAnswer(subscriber, singleOutput));
+  };
+
   return (input) =>
-    defer(() => {
+    new Observable<JsonRpcOutput>((subscriber) => {
       const parsed = parseBody(input.body);
-      if (!parsed.ok) return of(errorOutput(parsed.error));
+      if (!parsed.ok) {
+        subscriber.next(errorOutput(parsed.error));
+        subscriber.complete();
+        return undefined;
+      }
       const signal = input.signal;
-      if (signal === undefined) return Array.isArray(parsed.value) ? batch(input, parsed.value, undefined) : single(input, parsed.value, parsed.raw, undefined);
+      if (signal === undefined) {
+        return Array.isArray(parsed.value) ? batch(input, parsed.value, undefined).subscribe(subscriber) : direct(input, parsed.value, parsed.raw, subscriber);
+      }
       // One listener per input, not per call, removed when the answer is out.
       const made: RequestContext[] = [];
       const onAbort = (): void => { for (const ctx of made) ctx.cancel(signal.reason); };
       signal.addEventListener('abort', onAbort, { once: true });
       const output = Array.isArray(parsed.value) ? batch(input, parsed.value, made) : single(input, parsed.value, parsed.raw, made);
-      return output.pipe(finalize(() => signal.removeEventListener('abort', onAbort)));
+      return output.pipe(finalize(() => signal.removeEventListener('abort', onAbort))).subscribe(subscriber);
     });
+}
+
+/** Hands a single call's finished context to the subscriber as its output. */
+class SingleAnswer implements Observer<RequestContext> {
+  constructor(
+    readonly subscriber: Subscriber<JsonRpcOutput>,
+    readonly output: (ctx: RequestContext) => JsonRpcOutput,
+  ) {}
+
+  next(ctx: RequestContext): void {
+    this.subscriber.next(this.output(ctx));
+  }
+
+  error(error: unknown): void {
+    this.subscriber.error(error);
+  }
+
+  complete(): void {
+    this.subscriber.complete();
+  }
 }
 
 /** Cancels a call made for an input whose signal already aborted; otherwise keeps it for a later abort. */

@@ -7,6 +7,7 @@ import type { JsonRpcResponse } from '../leaves/jsonrpc/types.js';
 import type { UpstreamFailure } from '../leaves/upstream-failure.js';
 import type { MaybePromise, JsonSchema } from '../leaves/maybe-promise.js';
 import { GatewayError } from '../leaves/errors/gateway-error.js';
+import type { CancelSignal } from '../leaves/cancel-signal.js';
 import { Errors } from '../leaves/errors/catalog.js';
 import type { NetworkConfig } from '../leaves/config/types.js';
 import type { SubscriptionSupport } from './subscription.js';
@@ -37,6 +38,32 @@ export interface RequestMeta {
    * {@link ContextKey} (the subscriptions a connection holds, for instance). Absent for one-shot requests.
    */
   readonly connection?: ContextState;
+  /**
+   * Another way for this client's calls to reach upstreams than their own {@link Upstream.request}: a
+   * transport that holds connections sets one (a pool of persistent connections to the nodes, for
+   * instance), and every upstream attempt of its calls, alone or in a batch, is offered to it first (see
+   * {@link UpstreamChannel}). Absent: every attempt uses the upstream's own request.
+   */
+  readonly channel?: UpstreamChannel;
+}
+
+/**
+ * A road to upstreams that a transport offers for its calls (see {@link RequestMeta.channel}), beside
+ * each upstream's own {@link Upstream.request}. Dispatch offers it every attempt under the same rules
+ * as any other: the selector admits the upstream first and learns the outcome, failures fail over, a
+ * call that may have been received is never resent when it is not idempotent, and cancelling the call
+ * aborts `signal`.
+ */
+export interface UpstreamChannel {
+  /**
+   * Sends `request` to `upstream` and resolves with the reply as {@link Upstream.request} would give it
+   * (the same status, the same ids in the body), or rejects with an `UpstreamFailure` (`connect`,
+   * `reset` or `timeout`, with `maybeReceived` true once the request may have left). Returns undefined,
+   * synchronously, when the channel cannot carry this request now (no connection to that upstream yet, a
+   * request it does not carry): the attempt then goes by `upstream.request`, so a channel that is down
+   * never fails a call by itself. When `signal` aborts, the request is dropped and the promise rejects.
+   */
+  request(upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: CancelSignal): Promise<UpstreamReply> | undefined;
 }
 
 /** One call: a JSON-RPC request, or a command of another API (the file-storage API, for instance). */
@@ -90,11 +117,18 @@ export interface RequestContext {
   /**
    * Aborted when the call is cancelled: its subscriber unsubscribed before the answer (a client that went
    * away, a caller's own timeout) or the signal given at creation aborted. Dispatch passes it to the
-   * upstream request, so cancelling aborts the request in flight.
+   * upstream request, so cancelling aborts the request in flight. It is the same cancellation as
+   * {@link RequestContext.signal} without an `AbortController` per call: use it where a
+   * {@link CancelSignal} is taken ({@link Upstream.request}), and `signal` where an API wants an `AbortSignal`.
+   */
+  readonly cancelSignal: CancelSignal;
+  /**
+   * The call's cancellation as a standard `AbortSignal` (made on first read): aborted with
+   * {@link RequestContext.cancelSignal}.
    */
   readonly signal: AbortSignal;
   /**
-   * Cancels the call: aborts {@link RequestContext.signal}. The pipeline calls it when the call's
+   * Cancels the call: aborts {@link RequestContext.cancelSignal} and {@link RequestContext.signal}. The pipeline calls it when the call's
    * subscription ends before its answer; the call then fails and its compensations (the refund) run.
    */
   cancel(reason?: unknown): void;
@@ -339,7 +373,7 @@ export interface CallBatch {
    * Sends `request` for `ctx` to `upstream`, together with the other calls of the batch bound for it when
    * the protocol can batch, and resolves with the call's own answer. Rejects like {@link Upstream.request}.
    */
-  send(ctx: RequestContext, upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: AbortSignal): Promise<UpstreamReply>;
+  send(ctx: RequestContext, upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: CancelSignal): Promise<UpstreamReply>;
   /**
    * Waits for `promise` on behalf of `ctx`, telling the batch that the call is held by something outside
    * it (an identical call in flight, for instance), so the calls waiting in dispatch do not wait for it.
@@ -400,7 +434,7 @@ export interface UpstreamRequest {
   /** Overrides the upstream's timeout. */
   readonly timeoutMs?: number;
   /** Aborts the request. */
-  readonly signal?: AbortSignal;
+  readonly signal?: CancelSignal;
   /** Answer with the body as a stream rather than bytes. */
   readonly stream?: boolean;
 }
@@ -444,7 +478,7 @@ export interface Upstream {
   /** Requests in flight. */
   readonly inFlight: number;
   /** Sends one request; rejects with an `UpstreamFailure` when the node cannot be reached or times out. */
-  request(request: UpstreamRequest, timeoutMs?: number, signal?: AbortSignal): Promise<UpstreamReply>;
+  request(request: UpstreamRequest, timeoutMs?: number, signal?: CancelSignal): Promise<UpstreamReply>;
   /** Closes its connections. */
   close(): Promise<void>;
 }

@@ -63,26 +63,29 @@ export interface UsageTotals {
 
 /** A {@link UsageRecorder} in process memory, with totals per key, UTC day and method. */
 export class MemoryUsageRecorder implements UsageRecorder {
-  readonly #totals = new Map<string, Map<string, UsageTotals>>();
+  /** Totals by UTC day, key id and method: nested maps, so recording a call builds no string key. */
+  readonly #totals = new Map<string, Map<string, Map<string, UsageTotals>>>();
   readonly #dayCache = new UtcDayCache();
 
   record(event: UsageEvent): void {
-    const slot = `${event.keyId}|${this.#dayCache.dayOf(event.at)}`;
-    let methods = this.#totals.get(slot);
-    if (methods === undefined) this.#totals.set(slot, (methods = new Map()));
-    const totals = methods.get(event.method) ?? { calls: 0, credits: 0, bytes: 0, failed: 0 };
+    const day = this.#dayCache.dayOf(event.at);
+    let keys = this.#totals.get(day);
+    if (keys === undefined) this.#totals.set(day, (keys = new Map()));
+    let methods = keys.get(event.keyId);
+    if (methods === undefined) keys.set(event.keyId, (methods = new Map()));
+    let totals = methods.get(event.method);
+    if (totals === undefined) methods.set(event.method, (totals = { calls: 0, credits: 0, bytes: 0, failed: 0 }));
     totals.calls += event.calls;
     totals.credits += event.credits;
     totals.bytes += event.bytes;
     if (event.failed) totals.failed += event.calls;
     if (event.cache === 'hit') totals.cacheHits = (totals.cacheHits ?? 0) + event.calls;
     else if (event.cache === 'miss') totals.cacheMisses = (totals.cacheMisses ?? 0) + event.calls;
-    methods.set(event.method, totals);
   }
 
   /** Totals per method of `keyId` on the UTC `day` (`YYYY-MM-DD`). */
   usage(keyId: string, day: string): Record<string, UsageTotals> {
-    return Object.fromEntries([...(this.#totals.get(`${keyId}|${day}`) ?? [])].map(([method, totals]) => [method, { ...totals }]));
+    return Object.fromEntries([...(this.#totals.get(day)?.get(keyId) ?? [])].map(([method, totals]) => [method, { ...totals }]));
   }
 }
 

@@ -1,5 +1,7 @@
 import type { CallBatch, RequestContext, Upstream, UpstreamReply, UpstreamRequest } from '../model/context.js';
 import { UpstreamFailure } from '../leaves/upstream-failure.js';
+import type { CancelSignal } from '../leaves/cancel-signal.js';
+import { requestUpstream } from './request-upstream.js';
 
 /**
  * Longest time a call waiting in dispatch holds its upstream request for the batch's other calls that
@@ -16,7 +18,7 @@ interface Entry {
   readonly ctx: RequestContext;
   readonly request: UpstreamRequest;
   readonly timeoutMs: number;
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
   settled: boolean;
   resolve(reply: UpstreamReply): void;
   reject(error: unknown): void;
@@ -50,10 +52,10 @@ export class ClientBatch implements CallBatch {
     this.#check();
   }
 
-  send(ctx: RequestContext, upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: AbortSignal): Promise<UpstreamReply> {
+  send(ctx: RequestContext, upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: CancelSignal): Promise<UpstreamReply> {
     if (ctx.network.protocol.batch === undefined || refusesBatches.has(upstream) || signal.aborted) {
       // Sent alone, and waiting on the upstream: the batch's other calls need not wait for it.
-      return this.idle(ctx, upstream.request(request, timeoutMs, signal));
+      return this.idle(ctx, requestUpstream(ctx, upstream, request, timeoutMs, signal));
     }
     return new Promise<UpstreamReply>((resolve, reject) => {
       const onAbort = (): void => {
@@ -127,7 +129,7 @@ export class ClientBatch implements CallBatch {
 }
 
 function sendAlone(upstream: Upstream, entry: Entry): void {
-  upstream.request(entry.request, entry.timeoutMs, entry.signal).then(entry.resolve, entry.reject);
+  requestUpstream(entry.ctx, upstream, entry.request, entry.timeoutMs, entry.signal).then(entry.resolve, entry.reject);
 }
 
 /**
@@ -161,7 +163,8 @@ function sendTogether(upstream: Upstream, entries: Entry[]): void {
     entries.forEach((entry, i) => entry.signal.removeEventListener('abort', listeners[i]!));
   };
   const calls = entries.map((entry) => entry.ctx);
-  upstream.request(codec.encode(calls), timeoutMs, controller.signal).then(
+  // The calls of one client batch share their connection, so its channel.
+  requestUpstream(calls[0]!, upstream, codec.encode(calls), timeoutMs, controller.signal).then(
     (reply) => {
       done();
       const answers = codec.split(reply, calls);

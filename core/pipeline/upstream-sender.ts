@@ -7,6 +7,7 @@ import { asUpstreamFailure, type UpstreamFailure } from '../leaves/upstream-fail
 import type { StageDependencies } from '../model/stage.js';
 import { AttemptObserverToken, type AttemptEnd } from '../model/attempt-observer.js';
 import { candidatesOf, methodOf } from '../model/context-access.js';
+import { requestUpstream } from './request-upstream.js';
 
 /** An upstream's answer to a request sent by an {@link UpstreamSender}, and the upstream that gave it. */
 export interface UpstreamAnswer {
@@ -44,6 +45,8 @@ export interface UpstreamSenderOptions {
  * - A request that is not idempotent is never sent again once an upstream may have received it.
  * - A method's own deadline ends the call with the method's error: another node would not do better.
  * - The selector learns every outcome (breakers, counters); a client that went away is no upstream's fault.
+ * - An attempt travels by the channel the call's transport offers (`ctx.meta.channel`) when it carries
+ *   it, else by the upstream's own request: the rules above hold for both.
  *
  * When nothing answered the promise rejects with `UPSTREAM_UNAVAILABLE` (or `UPSTREAM_TIMEOUT` when the
  * last attempt timed out).
@@ -79,7 +82,7 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     const idempotent = method.idempotent !== false;
     const policy = policyOf(network);
     const candidates = candidatesOf(ctx);
-    const signal = ctx.signal;
+    const signal = ctx.cancelSignal;
     const startedAt = performance.now();
     const deadline = startedAt + policy.deadlineMs;
     let primaries = 0;
@@ -102,7 +105,7 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
       const ended = observe(ctx, upstream);
       try {
         const timeoutMs = cut ? Math.max(1, Math.floor(remaining)) : own;
-        const reply = await (batched && ctx.batch !== undefined ? ctx.batch.send(ctx, upstream, request, timeoutMs, signal) : upstream.request(request, timeoutMs, signal));
+        const reply = await (batched && ctx.batch !== undefined ? ctx.batch.send(ctx, upstream, request, timeoutMs, signal) : requestUpstream(ctx, upstream, request, timeoutMs, signal));
         failure = protocol.inspect(reply, ctx);
         ended?.(failure);
         if (failure === undefined) {

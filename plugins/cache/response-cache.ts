@@ -209,7 +209,7 @@ export class ResponseCache implements HeadEvents {
 
   /** Waits for the call in flight, unless this call's client goes away first. */
   #untilAnswered(shared: Promise<AnswerMember | undefined>, ctx: RequestContext): Promise<AnswerMember | undefined> {
-    const signal = ctx.signal;
+    const signal = ctx.cancelSignal;
     if (signal === NEVER_ABORTED) {
       this.#waiting++;
       return shared.finally(() => this.#waiting--);

@@ -96,19 +96,17 @@ export class HttpTransport implements Transport {
     await this.#inFlight.drain(this.#drainTimeoutMs);
   }
 
+  // One writeHead with every header, and no setHeader before it: Node then takes the object as is.
   #send(res: ServerResponse, output: JsonRpcOutput): void {
     if (res.destroyed) return;
-    for (const name in this.#cors) res.setHeader(name, this.#cors[name]!);
-    for (const name in output.headers) res.setHeader(name, output.headers[name]!);
-    if (output.body === undefined) {
-      res.writeHead(output.status);
+    const body = output.body;
+    if (body === undefined) {
+      res.writeHead(output.status, { ...this.#cors, ...output.headers });
       res.end();
       return;
     }
-    res.setHeader('content-type', 'application/json');
-    res.setHeader('content-length', Buffer.byteLength(output.body));
-    res.writeHead(output.status);
-    res.end(output.body);
+    res.writeHead(output.status, { ...this.#cors, ...output.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
   }
 
   #refuse(res: ServerResponse, entry: ErrorEntry, headers: Record<string, string> = {}, message?: string): void {

@@ -1,6 +1,6 @@
 import type { WebSocket, RawData } from 'ws';
 import type { Subscription } from 'rxjs';
-import { ContextState, Errors, Tokens, type CreditLedger, type Credentials, type GatewayRuntime, type JsonRpcOutput, type Network, type RequestMeta } from '../../core/index.js';
+import { ContextState, Errors, Tokens, type CreditLedger, type Credentials, type GatewayRuntime, type JsonRpcOutput, type Network, type RequestMeta, type UpstreamChannel } from '../../core/index.js';
 import { WsCloseCodes, type WsSettings } from './options.js';
 import { SUBSCRIPTION_SESSION, SubscriptionSession } from './subscriptions/subscription-session.js';
 import type { SubscriptionService } from './subscriptions/subscription-service.js';
@@ -58,7 +58,7 @@ export class WsConnection {
 
   readonly #subscriptions: SubscriptionSession;
 
-  constructor(socket: WebSocket, gateway: GatewayRuntime, network: Network, credentials: Credentials, meta: RequestMeta, settings: WsSettings, subscriptions: SubscriptionService) {
+  constructor(socket: WebSocket, gateway: GatewayRuntime, network: Network, credentials: Credentials, meta: RequestMeta, settings: WsSettings, subscriptions: SubscriptionService, channel?: UpstreamChannel) {
     this.#socket = socket;
     this.#gateway = gateway;
     this.#network = network;
@@ -71,7 +71,8 @@ export class WsConnection {
       void this.#close(code, reason, subscriptions.settings.closeTimeoutMs);
     });
     connection.set(SUBSCRIPTION_SESSION, this.#subscriptions);
-    this.#meta = { ...meta, connection };
+    // ...and travels to upstreams by the transport's channel (its upstream WebSockets) where it can.
+    this.#meta = { ...meta, connection, channel };
     socket.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
     socket.on('pong', () => { this.#alive = true; });
     socket.on('close', () => this.#onClose());

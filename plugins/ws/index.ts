@@ -6,16 +6,18 @@
 import { Tokens, type TollgatePlugin } from '../../core/index.js';
 import { WsTransport } from './ws-transport.js';
 import { subscriptionStages } from './subscriptions/subscription-stages.js';
-import type { WsTransportOptions } from './options.js';
+import { WS_PLUGIN, resolveUpstreamConnections, type WsTransportOptions } from './options.js';
 
 export { WsTransport } from './ws-transport.js';
 export { WsConnection } from './connection.js';
-export { WsCloseCodes, resolveWsSettings, type WsTransportOptions, type WsSettings } from './options.js';
+export { WsCloseCodes, resolveWsSettings, resolveUpstreamConnections, WS_CONFIG_SCHEMA, WS_PLUGIN, type WsTransportOptions, type WsSettings } from './options.js';
 export { refuseUpgrade } from './refuse-upgrade.js';
 export { SubscriptionService } from './subscriptions/subscription-service.js';
 export { SubscriptionSession, ClientSubscription, SUBSCRIPTION_SESSION, SubscriptionCloseCodes, type CloseConnection } from './subscriptions/subscription-session.js';
 export { StreamHub, type HubMember, type HubDeps } from './subscriptions/stream-hub.js';
-export { UpstreamSocket, UpstreamCallError, type UpstreamEventHandler } from './subscriptions/upstream-socket.js';
+export { UpstreamSocket, UpstreamCallError, type UpstreamEventHandler } from './upstream/upstream-socket.js';
+export { UpstreamSocketPool, type SocketPoolSettings } from './upstream/socket-pool.js';
+export { WsUpstreamChannel } from './upstream/ws-channel.js';
 export { subscriptionStages } from './subscriptions/subscription-stages.js';
 export { resolveSubscriptionSettings, methodCredits, eventCredits, type SubscriptionOptions, type SubscriptionSettings, type SubscriptionCredits } from './subscriptions/settings.js';
 
@@ -31,9 +33,9 @@ export { resolveSubscriptionSettings, methodCredits, eventCredits, type Subscrip
  */
 export function wsTransport(options: WsTransportOptions = {}): TollgatePlugin {
   return {
-    name: 'ws',
-    register(container) {
-      const transport = new WsTransport(options);
+    name: WS_PLUGIN,
+    register(container, config) {
+      const transport = new WsTransport(options, resolveUpstreamConnections(options, config.plugins[WS_PLUGIN]));
       container.register(Tokens.Transport, { useValue: transport });
       for (const stage of subscriptionStages(transport.subscriptions)) container.register(Tokens.Stage, { useValue: stage });
     },

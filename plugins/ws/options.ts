@@ -1,4 +1,8 @@
+import { validateSettings, type SettingsSchema } from '../../core/index.js';
 import type { SubscriptionOptions } from './subscriptions/settings.js';
+
+/** The plugin's name, and its section in the config: `plugins.ws`. */
+export const WS_PLUGIN = 'ws';
 
 /** Options of the WebSocket transport. */
 export interface WsTransportOptions {
@@ -18,6 +22,32 @@ export interface WsTransportOptions {
   readonly pingIntervalMs?: number;
   /** How long shutdown waits for calls in flight before closing connections. Default 5 s. */
   readonly drainTimeoutMs?: number;
+  /**
+   * WebSockets per upstream (one that gives a `wsUrl`) over which clients' calls travel, multiplexed;
+   * 0 sends them over HTTP. Also settable in the config as `plugins.ws.upstreamConnections`, which wins.
+   * Default 2.
+   */
+  readonly upstreamConnections?: number;
+}
+
+/** The settings the config may give under `plugins.ws`, checked by {@link resolveUpstreamConnections}. */
+export const WS_CONFIG_SCHEMA: SettingsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    upstreamConnections: { type: 'integer', minimum: 0, maximum: 64, default: 2 },
+  },
+};
+
+/**
+ * The number of upstream WebSockets per upstream for clients' calls: the config's
+ * `plugins.ws.upstreamConnections`, else the plugin's option, else 2.
+ *
+ * @throws ConfigError naming the field when it is not an integer from 0 to 64.
+ */
+export function resolveUpstreamConnections(options: WsTransportOptions, section: Readonly<Record<string, unknown>> | undefined): number {
+  const { upstreamConnections } = validateSettings<{ upstreamConnections: number }>(WS_CONFIG_SCHEMA, [{ upstreamConnections: options.upstreamConnections }, section], `plugins.${WS_PLUGIN}`);
+  return upstreamConnections;
 }
 
 /** Close codes the transport uses (4000–4999 is the application range of RFC 6455). */

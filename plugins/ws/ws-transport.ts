@@ -8,11 +8,14 @@ import { refuseUpgrade } from './refuse-upgrade.js';
 import { resolveWsSettings, type WsSettings, type WsTransportOptions } from './options.js';
 import { SubscriptionService } from './subscriptions/subscription-service.js';
 import { resolveSubscriptionSettings } from './subscriptions/settings.js';
+import { UpstreamSocketPool } from './upstream/socket-pool.js';
+import { WsUpstreamChannel } from './upstream/ws-channel.js';
 
 /**
  * JSON-RPC over WebSocket at `{network base}/ws/v3/<API_KEY>`, on the same port as HTTP. The key is
  * checked before the upgrade (a bad key gets HTTP 401 and no WebSocket); each message then goes through
- * the same pipeline as an HTTP body.
+ * the same pipeline as an HTTP body. Its calls reach upstreams that give a `wsUrl` over the transport's
+ * pool of upstream WebSockets (its {@link WsTransport.channel}), else over HTTP.
  */
 export class WsTransport implements Transport {
   readonly name = 'ws';
@@ -27,10 +30,18 @@ export class WsTransport implements Transport {
 
   /** The shared subscription streams of this transport's connections. */
   readonly subscriptions: SubscriptionService;
+  /** The upstream WebSockets, shared by clients' calls and subscription streams. */
+  readonly upstreamSockets: UpstreamSocketPool;
+  /** The road this transport's calls take to upstreams (set on every connection's calls). */
+  readonly channel: WsUpstreamChannel;
 
-  constructor(options: WsTransportOptions = {}) {
+  /** @param upstreamConnections Upstream WebSockets per upstream for calls (see {@link WsTransportOptions.upstreamConnections}); default: the option's, else 2. */
+  constructor(options: WsTransportOptions = {}, upstreamConnections = options.upstreamConnections ?? 2) {
     this.#options = options;
-    this.subscriptions = new SubscriptionService(resolveSubscriptionSettings(options.subscriptions));
+    const subscriptions = resolveSubscriptionSettings(options.subscriptions);
+    this.upstreamSockets = new UpstreamSocketPool({ connections: upstreamConnections, pingMs: subscriptions.upstreamPingMs, timeoutMs: subscriptions.upstreamTimeoutMs });
+    this.channel = new WsUpstreamChannel(this.upstreamSockets);
+    this.subscriptions = new SubscriptionService(subscriptions, this.upstreamSockets);
   }
 
   /** Open connections. */
@@ -88,6 +99,7 @@ export class WsTransport implements Transport {
     const drain = this.#settings?.drainTimeoutMs ?? 5_000;
     await Promise.all([...this.#connections].map((c) => c.shutdown(drain)));
     this.subscriptions.close();
+    this.upstreamSockets.close();
     await new Promise<void>((resolve) => (this.#server === undefined ? resolve() : this.#server.close(() => resolve())));
   }
 
@@ -103,7 +115,7 @@ export class WsTransport implements Transport {
         userAgent: req.headers['user-agent'],
         remoteAddress: req.socket.remoteAddress,
         headers: req.headers,
-      }, settings, this.subscriptions);
+      }, settings, this.subscriptions, this.channel);
       this.#connections.add(connection);
       ws.once('close', () => this.#connections.delete(connection));
     });

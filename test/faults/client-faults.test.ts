@@ -16,14 +16,15 @@ import { startTestGateway } from '../helpers/gateway.js';
 import { startGatewayProcess } from '../helpers/gateway-process.js';
 import { rpc } from '../helpers/json-rpc.js';
 import { openWs } from '../helpers/ws-client.js';
-import { httpLoad, report, startCountingUpstream, until } from './helpers.js';
+import { httpLoad, report, until } from './helpers.js';
+import { startTinyUpstream } from '../helpers/tiny-upstream.js';
 
 const COST = 80; // eth_blockNumber
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-client-faults-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
 t.test('HTTP clients that disconnect before their answer are not charged; those that wait are', async (t) => {
-  const upstream = await startCountingUpstream(400);
+  const upstream = await startTinyUpstream({ delayMs: 400 });
   t.teardown(() => upstream.close());
   const gw = await startTestGateway(
     {
@@ -62,7 +63,7 @@ t.test('HTTP clients that disconnect before their answer are not charged; those 
 });
 
 t.test('gateway killed with -9 under HTTP and WebSocket load (SQLite): charged is delivered plus at most the calls in flight', async (t) => {
-  const upstream = await startCountingUpstream(2);
+  const upstream = await startTinyUpstream({ delayMs: 2 });
   t.teardown(() => upstream.close());
   const path = join(dir, 'crash.db');
   const HTTP_WORKERS = 8;

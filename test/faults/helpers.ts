@@ -79,67 +79,6 @@ export function report(fault: string, figures: Record<string, number | string>):
   console.log(`[fault] ${fault}: ${Object.entries(figures).map(([k, v]) => `${k}=${v}`).join(' ')}`);
 }
 
-/** A node whose answers take `delayMs` and carry `padBytes` of result, counting the calls it holds at once (batch items count one each). */
-export interface CountingUpstream {
-  readonly url: string;
-  /** Calls held right now. */
-  readonly current: () => number;
-  /** Most calls held at once so far. */
-  readonly peak: () => number;
-  /** Calls answered so far. */
-  readonly answered: () => number;
-  close(): Promise<void>;
-}
-
-/** Starts a {@link CountingUpstream} on a free port. */
-export async function startCountingUpstream(delayMs: number, padBytes = 0): Promise<CountingUpstream> {
-  let current = 0;
-  let peak = 0;
-  let answered = 0;
-  const result = `0x${'1'.repeat(Math.max(1, padBytes))}`;
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      let body: unknown;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        res.writeHead(400).end();
-        return;
-      }
-      const calls = (Array.isArray(body) ? body : [body]) as Array<{ id?: unknown }>;
-      current += calls.length;
-      peak = Math.max(peak, current);
-      let held = true;
-      const release = (): void => {
-        if (!held) return;
-        held = false;
-        current -= calls.length;
-      };
-      const timer = setTimeout(() => {
-        release();
-        answered += calls.length;
-        const answers = calls.map((c) => ({ jsonrpc: '2.0', id: c.id ?? null, result }));
-        const reply = JSON.stringify(Array.isArray(body) ? answers : answers[0]);
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) }).end(reply);
-      }, delayMs);
-      res.on('close', () => {
-        clearTimeout(timer);
-        release();
-      });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    current: () => current,
-    peak: () => peak,
-    answered: () => answered,
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
-  };
-}
-
 /** Resident memory of process `pid` in MiB (Linux `/proc`). */
 export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -17,7 +17,8 @@ import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { startGatewayProcess } from '../helpers/gateway-process.js';
 import { rpc } from '../helpers/json-rpc.js';
 import { openWs, refusedWs } from '../helpers/ws-client.js';
-import { report, rssMiB, startCountingUpstream, until } from './helpers.js';
+import { report, rssMiB, until } from './helpers.js';
+import { startTinyUpstream } from '../helpers/tiny-upstream.js';
 
 const COST = 80; // eth_blockNumber
 const CAP = 64;
@@ -44,7 +45,7 @@ async function books(gw: TestGateway, keyId: string): Promise<{ charged: number;
 }
 
 t.test('a client that sends without reading: upstream calls stay under the cap, memory stays bounded, every call is charged once delivered', async (t) => {
-  const upstream = await startCountingUpstream(10, 16 * 1024);
+  const upstream = await startTinyUpstream({ delayMs: 10, padBytes: 16 * 1024 });
   t.teardown(() => upstream.close());
   const path = join(dir, 'never-reads.db');
   const gw = await startGatewayProcess({
@@ -100,7 +101,7 @@ t.test('a client that sends without reading: upstream calls stay under the cap, 
 });
 
 t.test('a balance that runs out with many calls in flight: the charged calls are answered before the 4402 close', async (t) => {
-  const upstream = await startCountingUpstream(30);
+  const upstream = await startTinyUpstream({ delayMs: 30 });
   t.teardown(() => upstream.close());
   const BALANCE = 100;
   const gw = await inProcess(t, { plans: { small: { dailyCredits: BALANCE * COST, creditsPerSecond: 1e12, failover: false } }, keys: [{ key: 'ws-quota-key-000001', id: 'quota', plan: 'small' }] }, upstream.url, { maxInFlight: CAP });
@@ -121,7 +122,7 @@ t.test('a balance that runs out with many calls in flight: the charged calls are
 });
 
 t.test('a client that disconnects with calls in flight is charged nothing for them', async (t) => {
-  const upstream = await startCountingUpstream(400);
+  const upstream = await startTinyUpstream({ delayMs: 400 });
   t.teardown(() => upstream.close());
   const gw = await inProcess(t, { plans: { big: { dailyCredits: 1e12, creditsPerSecond: 1e12, failover: false } }, keys: [{ key: 'ws-vanish-key-00001', id: 'vanish', plan: 'big' }] }, upstream.url);
   const client = await openWs(wsUrl(gw, 'ws-vanish-key-00001'));
@@ -138,7 +139,7 @@ t.test('a client that disconnects with calls in flight is charged nothing for th
 });
 
 t.test('an answer that cannot be written (the socket is closing) is refunded, and usage agrees with the ledger', async (t) => {
-  const upstream = await startCountingUpstream(300);
+  const upstream = await startTinyUpstream({ delayMs: 300 });
   t.teardown(() => upstream.close());
   const gw = await inProcess(t, { plans: { big: { dailyCredits: 1e12, creditsPerSecond: 1e12, failover: false } }, keys: [{ key: 'ws-closing-key-00001', id: 'closing', plan: 'big' }] }, upstream.url);
   const client = await openWs(wsUrl(gw, 'ws-closing-key-00001'));
@@ -165,7 +166,7 @@ t.test('an answer that cannot be written (the socket is closing) is refunded, an
 });
 
 t.test('a 20 MiB message to a gateway process closes with 1009, not a reset, while the client is still writing', async (t) => {
-  const upstream = await startCountingUpstream(0);
+  const upstream = await startTinyUpstream({ delayMs: 0 });
   t.teardown(() => upstream.close());
   const gw = await startGatewayProcess({
     store: 'memory',
@@ -185,7 +186,7 @@ t.test('a 20 MiB message to a gateway process closes with 1009, not a reset, whi
 });
 
 t.test('a key gets at most maxConnectionsPerKey connections at once; closing one frees its place', async (t) => {
-  const upstream = await startCountingUpstream(0);
+  const upstream = await startTinyUpstream({ delayMs: 0 });
   t.teardown(() => upstream.close());
   const gw = await inProcess(t, { keys: [{ key: 'ws-conn-cap-key-0001', plan: 'growth' }, { key: 'ws-conn-cap-key-0002', plan: 'growth' }] }, upstream.url, { maxConnectionsPerKey: 3 });
   const open = await Promise.all(Array.from({ length: 3 }, () => openWs(wsUrl(gw, 'ws-conn-cap-key-0001'))));

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { Pool, type Dispatcher } from 'undici';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { answerBorCall, isBorCall } from './bor-answer.js';
 import { borValidators, type BorSignerInput, type BorValidator } from './bor-validators.js';
 import { JsonRpcClient } from './json-rpc-client.js';
@@ -9,6 +10,8 @@ import { JsonRpcClient } from './json-rpc-client.js';
 export interface BorServerOptions {
   /** HTTP URL of the node every other request is forwarded to (an Anvil). */
   readonly upstream: string;
+  /** WebSocket URL of the same node: when given, the shim takes WebSocket connections too, relayed to it. */
+  readonly wsUpstream?: string;
   /** The validators' signers (default: the upstream's `eth_accounts`). */
   readonly signers?: readonly BorSignerInput[];
   /** Interface to listen on (default `127.0.0.1`). */
@@ -25,6 +28,8 @@ export interface BorServerOptions {
 export interface BorServer {
   /** Its HTTP JSON-RPC URL. */
   readonly url: string;
+  /** Its WebSocket URL, when it was given a `wsUpstream`. */
+  readonly wsUrl: string | undefined;
   /** The port it listens on. */
   readonly port: number;
   /** What `bor_getCurrentValidators` answers. */
@@ -73,7 +78,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
  * `bor_getCurrentValidators` from the configured signers and forwards every other request to the
  * upstream byte for byte (method, path, headers, body; the answer comes back as the upstream sent it).
  * In a batch, the `bor_getCurrentValidators` items are answered here, the rest forwarded as one batch,
- * and the answers merged back in request order. WebSocket upgrades are refused.
+ * and the answers merged back in request order. With a `wsUpstream`, WebSocket connections get the same:
+ * each has its own connection to the node's WebSocket, every message but a `bor_getCurrentValidators`
+ * call (or a batch holding one, answered as over HTTP) relayed as is, and every message of the node
+ * (answers, subscription events) relayed back. Without one, WebSocket upgrades are refused.
  *
  * @example
  * ```ts
@@ -94,7 +102,7 @@ export async function startBorServer(options: BorServerOptions): Promise<BorServ
   const basePath = upstream.pathname === '/' ? '' : upstream.pathname.replace(/\/$/, '');
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
 
-  const forward = (req: IncomingMessage, body: Buffer): Promise<Dispatcher.ResponseData> => {
+  const forward = (req: Pick<IncomingMessage, 'method' | 'url' | 'headers'>, body: Buffer): Promise<Dispatcher.ResponseData> => {
     const method = (req.method ?? 'POST') as Dispatcher.HttpMethod;
     return pool.request({
       method,
@@ -131,14 +139,20 @@ export async function startBorServer(options: BorServerOptions): Promise<BorServ
     await pipeline(reply.body, res);
   };
 
-  const answerMixedBatch = async (batch: unknown[], req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const answerMixedBatch = async (batch: unknown[], req: Pick<IncomingMessage, 'method' | 'url' | 'headers'>, res: ServerResponse): Promise<void> => {
+    const answer = await mixedBatchAnswer(batch, req);
+    if (answer.text === undefined) res.writeHead(200).end();
+    else if (answer.headers !== undefined) res.writeHead(answer.status, answer.headers).end(answer.text);
+    else res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer.text) }).end(answer.text);
+  };
+
+  /** A batch holding `bor_getCurrentValidators` calls: those answered here, the rest by the node, merged in request order. */
+  const mixedBatchAnswer = async (batch: unknown[], req: Pick<IncomingMessage, 'method' | 'url' | 'headers'>): Promise<{ status: number; text: string | undefined; headers?: Record<string, string | string[]> }> => {
     const rest = batch.filter((item) => !isBorCall(item));
     const local = (item: unknown): Record<string, unknown> | undefined => (isBorCall(item) ? answerBorCall(item, validators) : undefined);
     if (rest.length === 0) {
       const answers = batch.map(local).filter((a) => a !== undefined);
-      if (answers.length === 0) { res.writeHead(200).end(); return; }
-      sendJson(res, 200, answers);
-      return;
+      return { status: 200, text: answers.length === 0 ? undefined : JSON.stringify(answers) };
     }
     const reply = await forward(req, Buffer.from(JSON.stringify(rest)));
     const text = await reply.body.text();
@@ -146,8 +160,7 @@ export async function startBorServer(options: BorServerOptions): Promise<BorServ
     try { forwarded = JSON.parse(text); } catch { forwarded = undefined; }
     if (!Array.isArray(forwarded)) {
       // Not a batch answer (an error for the whole request): pass it on as the upstream sent it.
-      res.writeHead(reply.statusCode, replyHeaders(reply.headers)).end(text);
-      return;
+      return { status: reply.statusCode, text, headers: replyHeaders(reply.headers) };
     }
     let merged: unknown[];
     if (forwarded.length === rest.length) {
@@ -156,7 +169,35 @@ export async function startBorServer(options: BorServerOptions): Promise<BorServ
     } else {
       merged = [...forwarded, ...batch.map(local).filter((a) => a !== undefined)];
     }
-    sendJson(res, reply.statusCode, merged);
+    return { status: reply.statusCode, text: JSON.stringify(merged) };
+  };
+
+  /** One client WebSocket: its own connection to the node's, every message relayed but those the shim answers. */
+  const relaySocket = (client: WebSocket, nodeUrl: string): void => {
+    const node = new WebSocket(nodeUrl, { perMessageDeflate: false });
+    const early: RawData[] = [];
+    const answer = (text: string | undefined): void => { if (text !== undefined && client.readyState === WebSocket.OPEN) client.send(text); };
+    client.on('message', (data, isBinary) => {
+      let parsed: unknown;
+      try { parsed = isBinary ? undefined : JSON.parse(String(data)); } catch { parsed = undefined; }
+      if (isBorCall(parsed)) {
+        const local = answerBorCall(parsed, validators);
+        answer(local === undefined ? undefined : JSON.stringify(local));
+      } else if (Array.isArray(parsed) && parsed.some(isBorCall)) {
+        mixedBatchAnswer(parsed, { method: 'POST', url: '/', headers: { 'content-type': 'application/json' } }).then(
+          (reply) => answer(reply.text),
+          () => client.terminate(),
+        );
+      } else if (node.readyState === WebSocket.OPEN) node.send(data, { binary: isBinary });
+      else early.push(data);
+    });
+    node.on('open', () => { for (const data of early.splice(0)) node.send(data, { binary: false }); });
+    node.on('message', (data, isBinary) => { if (client.readyState === WebSocket.OPEN) client.send(data, { binary: isBinary }); });
+    node.on('error', () => node.terminate());
+    client.on('error', () => client.terminate());
+    // Either side going away ends the other: a client sees its node's restart as a closed connection.
+    node.on('close', () => client.terminate());
+    client.on('close', () => node.terminate());
   };
 
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
@@ -165,7 +206,15 @@ export async function startBorServer(options: BorServerOptions): Promise<BorServ
       sendJson(res, 502, { jsonrpc: '2.0', id: null, error: { code: -32603, message: `bor shim: upstream failed: ${(error as Error).message}` } });
     });
   });
-  server.on('upgrade', (_req, socket) => { socket.end('HTTP/1.1 501 Not Implemented\r\nConnection: close\r\nContent-Length: 0\r\n\r\n'); });
+  const wsServer = options.wsUpstream === undefined ? undefined : new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: maxBodyBytes });
+  server.on('upgrade', (req, socket, head) => {
+    if (wsServer === undefined || options.wsUpstream === undefined) {
+      socket.end('HTTP/1.1 501 Not Implemented\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    const nodeUrl = options.wsUpstream;
+    wsServer.handleUpgrade(req, socket, head, (client) => relaySocket(client, nodeUrl));
+  });
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -179,13 +228,16 @@ export async function startBorServer(options: BorServerOptions): Promise<BorServ
   const { port } = server.address() as { port: number };
   const host = options.host ?? '127.0.0.1';
   let stopping: Promise<void> | undefined;
+  const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: `http://${authority}`,
+    wsUrl: wsServer === undefined ? undefined : `ws://${authority}`,
     port,
     validators,
     server,
     stop() {
       stopping ??= (async () => {
+        for (const client of wsServer?.clients ?? []) client.terminate();
         await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
         await pool.close();
       })();

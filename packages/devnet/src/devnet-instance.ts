@@ -16,7 +16,7 @@ export interface DevnetInstance extends EmbeddedUpstreamInstance {
   readonly kind: DevnetKind;
   /** The URL the gateway uses: Anvil's for `anvil`, the bor shim's for `bor`. */
   readonly url: string;
-  /** Anvil's WebSocket URL: subscriptions go straight to the node, for `bor` too (the shim only adds `bor_*` calls). */
+  /** The WebSocket URL the gateway uses: Anvil's for `anvil`, the bor shim's (relaying to Anvil's) for `bor`. */
   readonly wsUrl: string;
   /** The chain id. */
   readonly chainId: number;
@@ -49,14 +49,14 @@ export async function startDevnetInstance(kind: DevnetKind, id: string, settings
   try {
     const seed = settings.seed === false ? undefined : await seedDevnet(anvil.url, settings.seed);
     if (deferInterval) await anvil.rpc('evm_setIntervalMining', [interval]);
-    if (kind === 'bor') bor = await startBorServer({ upstream: anvil.url, signers: settings.signers ?? seed?.accounts });
+    if (kind === 'bor') bor = await startBorServer({ upstream: anvil.url, wsUpstream: anvil.wsUrl, signers: settings.signers ?? seed?.accounts });
     let stopping: Promise<void> | undefined;
     const shim = bor;
     return {
       id,
       kind,
       url: shim?.url ?? anvil.url,
-      wsUrl: anvil.wsUrl,
+      wsUrl: shim?.wsUrl ?? anvil.wsUrl,
       chainId: anvil.chainId,
       anvil,
       bor: shim,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { isPromise, type MaybePromise, type StreamAsk, type StreamContinuity, type StreamRequest, type SubscriptionSupport, type Upstream } from '../../../core/index.js';
-import type { UpstreamSocket } from './upstream-socket.js';
+import type { UpstreamSocket } from '../upstream/upstream-socket.js';
 
 /** A client subscription fed by a hub. */
 export interface HubMember {

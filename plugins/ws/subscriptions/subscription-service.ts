@@ -1,25 +1,26 @@
 import type { Logger } from 'pino';
 import { Errors, GatewayError, type RequestContext, type StreamRequest, type SubscriptionSupport, type Upstream, type UpstreamSelector } from '../../../core/index.js';
 import { StreamHub } from './stream-hub.js';
-import { UpstreamSocket } from './upstream-socket.js';
+import type { UpstreamSocketPool } from '../upstream/socket-pool.js';
 import type { SubscriptionSettings } from './settings.js';
 
 /**
- * Every shared stream and upstream socket of one gateway: a stream per network, filter and partner
- * eligibility (a client whose plan may not reach partners never shares a stream a partner serves),
- * one socket per upstream for all its streams, and the per-key subscription counts.
+ * Every shared stream of one gateway: a stream per network, filter and partner eligibility (a client
+ * whose plan may not reach partners never shares a stream a partner serves), on the transport's upstream
+ * sockets (shared with clients' calls), and the per-key subscription counts.
  */
 export class SubscriptionService {
   /** The transport's subscription settings. */
   readonly settings: SubscriptionSettings;
   readonly #hubs = new Map<string, { hub: StreamHub; ready: Promise<void> }>();
-  readonly #sockets = new Map<Upstream, UpstreamSocket>();
+  readonly #pool: UpstreamSocketPool;
   readonly #perKey = new Map<string, number>();
   #selector: UpstreamSelector | undefined;
   #logger: Logger | undefined;
 
-  constructor(settings: SubscriptionSettings) {
+  constructor(settings: SubscriptionSettings, pool: UpstreamSocketPool) {
     this.settings = settings;
+    this.#pool = pool;
   }
 
   /** Binds the gateway's selector and logger (done when the pipeline is built). */
@@ -36,7 +37,7 @@ export class SubscriptionService {
   /** Upstream subscriptions open, over every upstream socket. */
   get upstreamSubscriptions(): number {
     let n = 0;
-    for (const socket of this.#sockets.values()) n += socket.subscriptions;
+    for (const sockets of this.#pool.sockets().values()) for (const socket of sockets) n += socket.subscriptions;
     return n;
   }
 
@@ -82,12 +83,11 @@ export class SubscriptionService {
         candidates: () => selector.select(route),
         primaries: () => route.network.upstreams.filter((u) => u.settings.role === 'primary'),
         healthy: (upstream) => selector.status?.().find((s) => s.network === upstream.settings.network && s.name === upstream.name)?.healthy ?? true,
-        socketFor: (upstream) => this.#socketFor(upstream, support.notification),
+        socketFor: (upstream) => this.#pool.forSubscription(upstream),
         logger: this.#logger!,
         healthCheckMs: this.settings.healthCheckMs,
         closed: () => {
           if (this.#hubs.get(key)?.hub === hub) this.#hubs.delete(key);
-          this.#closeIdleSockets();
         },
       });
       const ready = hub.start();
@@ -103,31 +103,8 @@ export class SubscriptionService {
     return entry.hub;
   }
 
-  /** Closes every stream and socket (gateway shutdown). */
+  /** Closes every stream (gateway shutdown; the transport closes the sockets). */
   close(): void {
     for (const { hub } of [...this.#hubs.values()]) hub.close();
-    for (const socket of this.#sockets.values()) socket.close();
-    this.#sockets.clear();
-  }
-
-  #socketFor(upstream: Upstream, notification: string): UpstreamSocket {
-    let socket = this.#sockets.get(upstream);
-    if (socket === undefined || socket.closed) {
-      const created = new UpstreamSocket(upstream.settings.wsUrl!, upstream.settings.headers, notification, this.settings.upstreamPingMs, this.settings.upstreamTimeoutMs);
-      created.onClose(() => { if (this.#sockets.get(upstream) === created) this.#sockets.delete(upstream); });
-      this.#sockets.set(upstream, created);
-      socket = created;
-    }
-    return socket;
-  }
-
-  /** Sockets no stream uses any more are closed. */
-  #closeIdleSockets(): void {
-    const used = new Set<Upstream | undefined>([...this.#hubs.values()].map((h) => h.hub.upstream));
-    for (const [upstream, socket] of this.#sockets) {
-      if (used.has(upstream) || socket.subscriptions > 0) continue;
-      socket.close();
-      this.#sockets.delete(upstream);
-    }
   }
 }
