@@ -80,5 +80,5 @@ export { compileParams, type ParamsValidator } from './implementations/compile-p
 export { configSchema } from './leaves/config/schema.js';
 export { defaultPlans } from './leaves/config/default-plans.js';
 export { resolveConfig, loadConfigFile, ConfigError } from './leaves/config/load-config.js';
-export { validateSettings, type SettingsSchema } from './leaves/config/plugin-settings.js';
+export { validateSettings, settingsProblems, type SettingsSchema, type SettingsRefinement } from './leaves/config/plugin-settings.js';
 export type * from './leaves/config/types.js';

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { container as rootContainer } from 'tsyringe';
 import { request } from 'undici';
-import { PluginError, Tokens, resolveConfig, type EmbeddedUpstreamProvider, type NetworkConfig } from '../core/index.js';
+import { ConfigError, Tokens, resolveConfig, type EmbeddedUpstreamProvider, type NetworkConfig } from '../core/index.js';
 import {
   AnvilStartError,
   SEED_CONTRACT,
@@ -20,7 +20,10 @@ import {
   seedDevnet,
   startAnvil,
   startBorServer,
+  readHeliaSettings,
+  readLiteSvmSettings,
   type DevnetInstance,
+  type DevnetOptions,
 } from '@tollgate/devnet';
 import { TSX_NODE_ARGS } from './helpers/tsx-node-args.js';
 
@@ -335,10 +338,38 @@ t.test('seed: false starts a bare Anvil', async (t) => {
 });
 
 t.test('bad network options are refused with where they are', async (t) => {
-  await t.rejects(provider(plugin.providers, 'anvil').start('bad', network({ chainId: 'one' }, 'badnet')), PluginError);
-  await t.rejects(provider(plugin.providers, 'anvil').start('bad', network({ chainId: 'one' }, 'badnet')), /networks\["badnet"\]\.options\.chainId: must be a positive integer/);
-  await t.rejects(provider(plugin.providers, 'bor').start('bad', network({ signers: ['0x12'] })), /options\.signers: bor signer 0: not a 20-byte hex address/);
+  await t.rejects(provider(plugin.providers, 'anvil').start('bad', network({ chainId: 'one' }, 'badnet')), ConfigError);
+  await t.rejects(provider(plugin.providers, 'anvil').start('bad', network({ chainId: 'one' }, 'badnet')), new ConfigError(['networks["badnet"].options.chainId: must be a positive integer']));
+  await t.rejects(
+    provider(plugin.providers, 'bor').start('bad', network({ signers: ['0x12', { signer: '0x12', power: 1.5 }] })),
+    new ConfigError(['networks["devnet-test"].options.signers[0]: must be a 20-byte hex address (0x and 40 hex digits)', 'networks["devnet-test"].options.signers[1].signer: must be a 20-byte hex address (0x and 40 hex digits)', 'networks["devnet-test"].options.signers[1].power: must be an integer']),
+  );
   t.equal(plugin.instance('bor#bad'), undefined);
+  t.same(await provider(plugin.providers, 'anvil').start('bad', network({ chainId: 5, gasLimit: 0 })).then(() => [], (error: ConfigError) => error.problems), ['networks["devnet-test"].options.gasLimit: must be a positive integer (a number, or a decimal or 0x string)']);
+  t.equal(plugin.instance('anvil#bad'), undefined, 'nothing was started');
+});
+
+t.test("the devnet's settings go through Tollgate's settings validator, every layer", async (t) => {
+  // Code: Anvil's settings at the top, litesvm and helia in their members; bigints as code may give them.
+  t.throws(() => devnet({ chainId: 0, litesvm: { slotMs: -1 }, helia: { objectGet: 'no' }, colour: 'red' } as unknown as DevnetOptions), new ConfigError([
+    'devnet().colour: is not a known field',
+    'devnet().chainId: must be a positive integer',
+    'devnet().litesvm.slotMs: must be a non-negative integer',
+    'devnet().helia.objectGet: must be true or false',
+  ]));
+  t.doesNotThrow(() => devnet({ gasLimit: 30_000_000n, baseFee: 7n, litesvm: { startSlot: 10n } }), 'bigints are quantities');
+  t.throws(() => devnet({ gasLimit: -1n }), new ConfigError(['devnet().gasLimit: must be a positive integer (a number, or a decimal or 0x string)']));
+  // The config's section: every provider's keys, and nothing else.
+  const config = (section: Record<string, unknown>): ReturnType<typeof resolveConfig> => resolveConfig({ networks: [{ name: 'x', families: ['evm'], upstreams: [{ url: 'http://127.0.0.1:1' }] }], plugins: { devnet: section } });
+  t.throws(() => devnet().register(rootContainer.createChildContainer(), config({ slotMs: 'fast', helia: { dataDir: '' }, blocktime: 2 })), new ConfigError([
+    'plugins.devnet.blocktime: is not a known field',
+    'plugins.devnet.slotMs: must be a non-negative integer',
+    'plugins.devnet.helia.dataDir: must be a non-empty path',
+  ]));
+  t.doesNotThrow(() => devnet().register(rootContainer.createChildContainer(), config({ chainId: 9, slotMs: 400, startSlot: 5, helia: { objectGet: false } })), 'a good section');
+  // A network's options hold other plugins' keys too: only the devnet's are checked.
+  t.same(readLiteSvmSettings('networks["sol"].options', { slotMs: 400, startSlot: '12', blockGasLimitTtlMs: 5 }), { slotMs: 400, startSlot: 12n });
+  t.throws(() => readHeliaSettings('networks["files"].options', { helia: [] }), new ConfigError(['networks["files"].options.helia: must be an object']));
 });
 
 // --- the plugin in a container -----------------------------------------------------------------------

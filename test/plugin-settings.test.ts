@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ConfigError, createGateway, validateSettings, type TollgatePlugin } from '../core/index.js';
+import { ConfigError, createGateway, settingsProblems, validateSettings, type TollgatePlugin } from '../core/index.js';
 import { health } from '../plugins/health/index.js';
 import { accessLog, metrics } from '../plugins/metrics/index.js';
 import { admin, resolveAdminSettings } from '../plugins/admin/index.js';
@@ -49,9 +49,40 @@ t.test('each plugin refuses unknown and bad settings in the configuration format
     'plugins.admin.prefix: must match pattern "^/[A-Za-z0-9._~/-]*[^/]$"',
     'plugins.admin.maxBodyBytes: must be >= 1024',
   ]);
-  t.same(await refusal(solanaFamily(), { solana: { transports: ['http', ''], extra: 1 } }), ['plugins.solana.extra: is not a known field', 'plugins.solana.transports: must be equal to constant', 'plugins.solana.transports[1]: must NOT have fewer than 1 characters', 'plugins.solana.transports: must match a schema in anyOf']);
+  t.same(await refusal(solanaFamily(), { solana: { transports: ['http', ''], extra: 1 } }), ['plugins.solana.extra: is not a known field', 'plugins.solana.transports[1]: must NOT have fewer than 1 characters']);
   t.same(await refusal(ledgerSqlite(), { 'ledger-sqlite': { synchronous: 'off', retainDays: 0 } }), ['plugins.ledger-sqlite.synchronous: must be one of normal, full', 'plugins.ledger-sqlite.retainDays: must be >= 1']);
   t.same(await refusal(ledgerRedis(), { 'ledger-redis': { url: 'http://127.0.0.1:6379', usageFlush: 5 } }), ['plugins.ledger-redis.usageFlush: is not a known field', 'plugins.ledger-redis.url: must match pattern "^rediss?://"']);
+});
+
+t.test("a union is worded once: by the branch the value's type picks, else by what it may be", async (t) => {
+  // An array: only the array branch can take it, so its own complaint is the one that helps.
+  t.same(await refusal(solanaFamily(), { solana: { transports: ['http', ''] } }), ['plugins.solana.transports[1]: must NOT have fewer than 1 characters']);
+  // A number: no branch takes it; the line says what would do.
+  t.same(await refusal(solanaFamily(), { solana: { transports: 5 } }), ['plugins.solana.transports: must be "all" or an array']);
+  // A string other than the constant: the constant's branch is the one for strings.
+  t.same(await refusal(solanaFamily(), { solana: { transports: 'some' } }), ['plugins.solana.transports: must be "all"']);
+  // Two branches take strings: one line for the union.
+  t.same(await refusal(admin(), { admin: { dashboard: 'admin' } }), ['plugins.admin.dashboard: must match pattern "^/[A-Za-z0-9._~/-]*[^/]$"']);
+  t.same(await refusal(admin(), { admin: { dashboard: 5 } }), ['plugins.admin.dashboard: must be a string or false']);
+});
+
+t.test('a schema words its own problems with the problem annotation; refine checks what a schema cannot', async (t) => {
+  const worded = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      path: { type: 'string', pattern: '^/', problem: 'must be a path starting with /' },
+      ids: { type: 'array', items: { type: 'string' }, problem: { type: 'must be a list of ids' } },
+      mode: { anyOf: [{ const: 'fast' }, { type: 'integer' }], problem: 'must be "fast" or a number of workers' },
+    },
+  } as const;
+  const error = t.throws(() => validateSettings(worded, [{ path: 'x', ids: 'a', mode: 'slow' }], 'plugins.demo')) as ConfigError;
+  t.same(error.problems, ['plugins.demo.path: must be a path starting with /', 'plugins.demo.ids: must be a list of ids', 'plugins.demo.mode: must be "fast" or a number of workers']);
+  const unique = (settings: { ids?: string[] }): string[] => (new Set(settings.ids).size === settings.ids?.length ? [] : ['ids: must not repeat an id']);
+  t.same(settingsProblems(worded, { ids: ['a', 'a'] }, 'settings.demo', unique), ['settings.demo.ids: must not repeat an id'], 'refine words its problems under where');
+  t.same(settingsProblems(worded, { ids: 'a' }, 'settings.demo', unique), ['settings.demo.ids: must be a list of ids'], 'refine runs only once the schema passed');
+  t.same(settingsProblems(worded, { ids: ['a'] }, 'settings.demo', unique), [], 'fine');
+  t.throws(() => validateSettings(worded, [{ ids: ['b', 'b'] }], 'plugins.demo', unique), new ConfigError(['plugins.demo.ids: must not repeat an id']));
 });
 
 t.test('defaults and fallbacks still apply', async (t) => {

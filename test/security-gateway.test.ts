@@ -4,7 +4,7 @@ import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { devnet } from '@tollgate/devnet';
 import { gethExtrasFamily } from '../examples/custom-plugin/index.js';
-import { security, securityStage, compileSecurity, parseOriginPattern, originMatches, refusalOf, type SecuritySettings } from '../plugins/security/index.js';
+import { security, securityStage, compileSecurity, keySecurityProblems, parseOriginPattern, originMatches, refusalOf, type SecuritySettings } from '../plugins/security/index.js';
 import { ManualClock, startTestGateway } from './helpers/gateway.js';
 import { post, rpc, type RawAnswer } from './helpers/json-rpc.js';
 
@@ -148,6 +148,11 @@ t.test('the rules, without a gateway', async (t) => {
   t.notOk(originMatches(parseOriginPattern('*.example.com'), 'https://.example.com'), 'an empty label is not a subdomain');
   for (const bad of ['*', 'https://*.*.example.com', 'https://app.example.com/', 'https://app.*.com', 'app.example.com:0', 'app.example.com:70000', 'https://app example.com']) {
     t.throws(() => parseOriginPattern(bad), `"${bad}" is refused`);
+    t.same(keySecurityProblems({ origins: [bad] }, 'o').length, 1, `"${bad}" is refused by the settings' schema too`);
+  }
+  for (const good of ['https://app.example.com:443', 'chrome-extension://abcdefgh', '*.example.com', 'HTTPS://App.Example.COM', 'http://localhost:3000', 'app.example.com:65535']) {
+    parseOriginPattern(good);
+    t.same(keySecurityProblems({ origins: [good] }, 'o'), [], `"${good}" is accepted by the schema and the parser alike`);
   }
 });
 
@@ -163,14 +168,14 @@ t.test('bad settings are refused when the gateway is assembled, every problem na
   ).then(() => undefined, (e: unknown) => e);
   t.ok(error instanceof ConfigError, 'a ConfigError');
   t.same((error as ConfigError).problems, [
-    'plugins.security.extra: unknown setting (use keys)',
-    'plugins.security.keys.a.agents: unknown setting (use methods, origins, userAgents, addresses, networks, requireSecret, secretSkipsAllowlists, jwt)',
+    'plugins.security.extra: is not a known field',
+    'plugins.security.keys.a.agents: is not a known field',
     'plugins.security.keys.a.methods[0]: must be a method name without spaces',
     'plugins.security.keys.a.methods[1]: must be a non-empty string',
-    'plugins.security.keys.a.origins[0]: must be an origin such as https://app.example.com, https://*.example.com or *.example.com (no path, "*." only at the start; got "https://app.example.com/path")',
+    'plugins.security.keys.a.origins[0]: must be an origin such as https://app.example.com, https://*.example.com or *.example.com (no path, "*." only at the start)',
     'plugins.security.keys.b: must be an object',
+    'keys[0].settings.security: requireSecret and a required jwt cannot both be on (both travel in the Authorization header); set jwt.required to false or drop requireSecret',
     'keys[0].settings.security.networks.x: must be true or false',
     'keys[0].settings.security.jwt.keys: must be an array of 1 to 3 public keys ({ kid, alg, publicKey })',
-    'keys[0].settings.security: requireSecret and a required jwt cannot both be on (both travel in the Authorization header); set jwt.required to false or drop requireSecret',
   ]);
 });

@@ -16,6 +16,8 @@ export {
   MAX_JWT_KEYS,
   compileSecurity,
   keySecurityProblems,
+  KEY_SECURITY_SCHEMA,
+  SECURITY_SETTINGS_SCHEMA,
   securitySettingsProblems,
   type KeySecurity,
   type SecuritySettings,

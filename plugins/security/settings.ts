@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { settingsProblems, type SettingsSchema } from '../../core/index.js';
 import { parseOriginPattern, type OriginPattern } from './origin-pattern.js';
 
 /** The plugin's name, the key of its settings under `plugins` in the config, and the section of a key's `settings` it reads. */
@@ -103,117 +104,109 @@ export interface CompiledSecurity {
   readonly jwt: JwtSettings | undefined;
 }
 
-const SETTINGS = new Set(['keys']);
-const KEY_FIELDS = new Set(['methods', 'origins', 'userAgents', 'addresses', 'networks', 'requireSecret', 'secretSkipsAllowlists', 'jwt']);
-const JWT_FIELDS = new Set(['required', 'keys', 'audience']);
-const JWT_KEY_FIELDS = new Set(['kid', 'alg', 'publicKey']);
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const METHOD = /^[\x21-\x7e]+$/;
-const PEM = /^-----BEGIN PUBLIC KEY-----[\s\S]+-----END PUBLIC KEY-----\s*$/;
+const NON_EMPTY = 'must be a non-empty string';
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A list of strings, each held to `item` (a string schema), worded per keyword. */
+function list(item: Readonly<Record<string, unknown>>, problem?: string): Readonly<Record<string, unknown>> {
+  return {
+    type: 'array',
+    items: { type: 'string', minLength: 1, ...item, problem: { type: NON_EMPTY, minLength: NON_EMPTY, ...(problem === undefined ? {} : { pattern: problem }) } },
+    problem: 'must be an array of strings',
+  };
 }
 
-function checkList(at: string, value: unknown, problems: string[], check: (entry: string) => string | undefined): void {
-  if (value === undefined) return;
-  if (!Array.isArray(value)) {
-    problems.push(`${at}: must be an array of strings`);
-    return;
-  }
-  value.forEach((entry: unknown, i) => {
-    if (typeof entry !== 'string' || entry === '') problems.push(`${at}[${i}]: must be a non-empty string`);
-    else {
-      const problem = check(entry);
-      if (problem !== undefined) problems.push(`${at}[${i}]: ${problem}`);
-    }
-  });
-}
+const BOOLEAN = { type: 'boolean', problem: 'must be true or false' } as const;
+// An origin entry: `[scheme://][*.]host[:port]`, any case, no path, a port of 1-65535 (see parseOriginPattern).
+const ORIGIN = '^(?:[a-zA-Z][a-zA-Z0-9+.-]*://)?(?:\\*\\.)?[a-zA-Z0-9-]+(?:\\.[a-zA-Z0-9-]+)*(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$';
 
-function checkBoolean(at: string, value: unknown, problems: string[]): void {
-  if (value !== undefined && typeof value !== 'boolean') problems.push(`${at}: must be true or false`);
-}
+/** The JSON Schema of one key's security settings (a key's `settings.security`, an entry of the plugin's `keys`). */
+export const KEY_SECURITY_SCHEMA: SettingsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    methods: list({ pattern: '^[\\x21-\\x7e]+$' }, 'must be a method name without spaces'),
+    origins: list({ pattern: ORIGIN }, 'must be an origin such as https://app.example.com, https://*.example.com or *.example.com (no path, "*." only at the start)'),
+    userAgents: list({}),
+    addresses: list({ pattern: '^0x[0-9a-fA-F]{40}$' }, 'must be an address: 0x and 40 hex digits'),
+    networks: { type: 'object', additionalProperties: BOOLEAN, problem: 'must be an object of network names and true/false' },
+    requireSecret: BOOLEAN,
+    secretSkipsAllowlists: BOOLEAN,
+    jwt: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['keys'],
+      properties: {
+        required: BOOLEAN,
+        audience: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string', minLength: 1 } }], problem: 'must be a non-empty string or an array of them' },
+        keys: {
+          type: 'array',
+          minItems: 1,
+          maxItems: MAX_JWT_KEYS,
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['kid', 'alg', 'publicKey'],
+            properties: {
+              kid: { type: 'string', minLength: 1, problem: NON_EMPTY },
+              alg: { enum: JWT_ALGORITHMS, problem: `must be ${JWT_ALGORITHMS.join(' or ')}` },
+              publicKey: { type: 'string', pattern: '^\\s*-----BEGIN PUBLIC KEY-----[\\s\\S]+-----END PUBLIC KEY-----\\s*$', problem: 'must be a PEM public key (-----BEGIN PUBLIC KEY-----)' },
+            },
+            problem: { type: 'must be an object { kid, alg, publicKey }' },
+          },
+          problem: `must be an array of 1 to ${MAX_JWT_KEYS} public keys ({ kid, alg, publicKey })`,
+        },
+      },
+      problem: { type: 'must be an object with keys (and optionally required, audience)' },
+    },
+  },
+  // Both travel in the Authorization header.
+  not: {
+    type: 'object',
+    required: ['requireSecret', 'jwt'],
+    properties: { requireSecret: { const: true }, jwt: { type: 'object', not: { type: 'object', required: ['required'], properties: { required: { const: false } } } } },
+  },
+  problem: {
+    type: 'must be an object',
+    not: 'requireSecret and a required jwt cannot both be on (both travel in the Authorization header); set jwt.required to false or drop requireSecret',
+  },
+} as const;
 
-function originProblem(entry: string): string | undefined {
-  try {
-    parseOriginPattern(entry);
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
+/** The JSON Schema of the plugin's settings (`security({...})`, the config's `plugins.security`). */
+export const SECURITY_SETTINGS_SCHEMA: SettingsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { keys: { type: 'object', additionalProperties: KEY_SECURITY_SCHEMA, problem: { type: 'must be an object of key ids' } } },
+} as const;
 
-function checkJwt(at: string, value: unknown, problems: string[]): void {
-  if (!isRecord(value)) {
-    problems.push(`${at}: must be an object with keys (and optionally required, audience)`);
-    return;
-  }
-  for (const name of Object.keys(value)) if (!JWT_FIELDS.has(name)) problems.push(`${at}.${name}: unknown setting (use required, keys or audience)`);
-  checkBoolean(`${at}.required`, value.required, problems);
-  if (value.audience !== undefined && !(typeof value.audience === 'string' && value.audience !== '')) {
-    checkList(`${at}.audience`, value.audience, problems, () => undefined);
-  }
-  const keys = value.keys;
-  if (!Array.isArray(keys) || keys.length === 0 || keys.length > MAX_JWT_KEYS) {
-    problems.push(`${at}.keys: must be an array of 1 to ${MAX_JWT_KEYS} public keys ({ kid, alg, publicKey })`);
-    return;
-  }
+/** What the schema cannot say: a key's JWT public keys have distinct `kid`s. */
+function duplicateKids(entry: KeySecurity, at = ''): string[] {
   const kids = new Set<string>();
-  keys.forEach((key: unknown, i) => {
-    const where = `${at}.keys[${i}]`;
-    if (!isRecord(key)) return problems.push(`${where}: must be an object { kid, alg, publicKey }`);
-    for (const name of Object.keys(key)) if (!JWT_KEY_FIELDS.has(name)) problems.push(`${where}.${name}: unknown field (use kid, alg or publicKey)`);
-    if (typeof key.kid !== 'string' || key.kid === '') problems.push(`${where}.kid: must be a non-empty string`);
-    else if (kids.has(key.kid)) problems.push(`${where}.kid: "${key.kid}" is used twice`);
+  const problems: string[] = [];
+  entry.jwt?.keys.forEach((key, i) => {
+    if (kids.has(key.kid)) problems.push(`${at}jwt.keys[${i}].kid: "${key.kid}" is used twice`);
     else kids.add(key.kid);
-    if (!JWT_ALGORITHMS.includes(key.alg as JwtAlgorithm)) problems.push(`${where}.alg: must be ${JWT_ALGORITHMS.join(' or ')}`);
-    if (typeof key.publicKey !== 'string' || !PEM.test(key.publicKey.trim())) problems.push(`${where}.publicKey: must be a PEM public key (-----BEGIN PUBLIC KEY-----)`);
-    return undefined;
   });
+  return problems;
 }
 
 /**
  * The problems of `value` as one key's security settings, each prefixed with `where`; empty when it is
- * fine. Checks types, list entries (methods, origins, addresses), the JWT keys' shape, and combinations
- * that cannot work (a required secret and a required JWT both need the `Authorization` header).
+ * fine. Checked against {@link KEY_SECURITY_SCHEMA} by core's validator (types, list entries, the JWT keys'
+ * shape, a required secret with a required JWT), then for distinct JWT key ids.
  */
 export function keySecurityProblems(value: unknown, where: string): string[] {
-  const problems: string[] = [];
-  if (!isRecord(value)) return [`${where}: must be an object`];
-  for (const name of Object.keys(value)) if (!KEY_FIELDS.has(name)) problems.push(`${where}.${name}: unknown setting (use ${[...KEY_FIELDS].join(', ')})`);
-  checkList(`${where}.methods`, value.methods, problems, (m) => (METHOD.test(m) ? undefined : 'must be a method name without spaces'));
-  checkList(`${where}.origins`, value.origins, problems, originProblem);
-  checkList(`${where}.userAgents`, value.userAgents, problems, () => undefined);
-  checkList(`${where}.addresses`, value.addresses, problems, (a) => (ADDRESS.test(a) ? undefined : 'must be an address: 0x and 40 hex digits'));
-  if (value.networks !== undefined) {
-    if (!isRecord(value.networks)) problems.push(`${where}.networks: must be an object of network names and true/false`);
-    else for (const [name, on] of Object.entries(value.networks)) checkBoolean(`${where}.networks.${name}`, on, problems);
-  }
-  checkBoolean(`${where}.requireSecret`, value.requireSecret, problems);
-  checkBoolean(`${where}.secretSkipsAllowlists`, value.secretSkipsAllowlists, problems);
-  if (value.jwt !== undefined) {
-    checkJwt(`${where}.jwt`, value.jwt, problems);
-    const jwtRequired = isRecord(value.jwt) && value.jwt.required !== false;
-    if (jwtRequired && value.requireSecret === true) {
-      problems.push(`${where}: requireSecret and a required jwt cannot both be on (both travel in the Authorization header); set jwt.required to false or drop requireSecret`);
-    }
-  }
-  return problems;
+  return settingsProblems<KeySecurity>(KEY_SECURITY_SCHEMA, value, where, (entry) => duplicateKids(entry));
 }
 
 /**
  * The problems of the plugin's settings (`security({...})` or the config's `plugins.security`), named
  * `where` in messages.
  */
-export function securitySettingsProblems(where: string, source: Readonly<Record<string, unknown>> | undefined): string[] {
+export function securitySettingsProblems(where: string, source: unknown): string[] {
   if (source === undefined) return [];
-  const problems: string[] = [];
-  for (const name of Object.keys(source)) if (!SETTINGS.has(name)) problems.push(`${where}.${name}: unknown setting (use keys)`);
-  if (source.keys !== undefined) {
-    if (!isRecord(source.keys)) problems.push(`${where}.keys: must be an object of key ids`);
-    else for (const [id, entry] of Object.entries(source.keys)) problems.push(...keySecurityProblems(entry, `${where}.keys.${id}`));
-  }
-  return problems;
+  return settingsProblems<SecuritySettings>(SECURITY_SETTINGS_SCHEMA, source, where, (settings) =>
+    Object.entries(settings.keys ?? {}).flatMap(([id, entry]) => duplicateKids(entry, `keys.${id}.`)),
+  );
 }
 
 /** Prepares settings that passed {@link keySecurityProblems} for matching. */

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { configSchema } from './schema.js';
-import { schemaProblems } from './schema-problems.js';
+import { createSchemaValidator, schemaProblems } from './schema-problems.js';
 import { defaultPlans } from './default-plans.js';
 import type { GatewayConfig, GatewayConfigInput } from './types.js';
 
@@ -17,7 +16,7 @@ export class ConfigError extends Error {
   }
 }
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, allowUnionTypes: true });
+const ajv = createSchemaValidator(true);
 const validateSchema = ajv.compile(configSchema);
 
 /**

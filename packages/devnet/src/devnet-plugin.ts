@@ -1,7 +1,7 @@
 import { Tokens, type EmbeddedUpstreamProvider, type GatewayConfig, type NetworkConfig, type TollgatePlugin } from 'tollgate';
 import { InstanceTracker } from './instance-tracker.js';
 import { startDevnetInstance, type DevnetInstance, type DevnetKind } from './devnet-instance.js';
-import { readDevnetSettings, resolveDevnetSettings, type DevnetSettings, type ResolvedDevnetSettings } from './devnet-settings.js';
+import { DEVNET_OPTIONS_SCHEMA, DEVNET_SECTION_SCHEMA, readDevnetSettings, resolveDevnetSettings, type DevnetSettings, type ResolvedDevnetSettings } from './devnet-settings.js';
 import type { DevnetSeed } from './seed-types.js';
 import { liteSvmProvider, type LiteSvmProvider } from './solana/provider.js';
 import type { LiteSvmInstance, LiteSvmSettings } from './solana/instance.js';
@@ -83,7 +83,7 @@ function normalizeId(id: string): string {
  * ```
  */
 export function devnet(options: DevnetOptions = {}): DevnetPlugin {
-  const codeSettings: DevnetSettings = { ...readDevnetSettings('devnet()', options as Record<string, unknown>), ...(options.anvil ? { anvil: options.anvil } : {}) };
+  const codeSettings: DevnetSettings = { ...readDevnetSettings('devnet()', options, DEVNET_OPTIONS_SCHEMA), ...(options.anvil ? { anvil: options.anvil } : {}) };
   let configSettings: DevnetSettings = {};
   const started = new InstanceTracker<DevnetInstance>();
 
@@ -113,7 +113,7 @@ export function devnet(options: DevnetOptions = {}): DevnetPlugin {
     litesvm: solana,
     helia,
     register(container, config: GatewayConfig) {
-      configSettings = readDevnetSettings(`plugins.${DEVNET_PLUGIN}`, config.plugins[DEVNET_PLUGIN]);
+      configSettings = readDevnetSettings(`plugins.${DEVNET_PLUGIN}`, config.plugins[DEVNET_PLUGIN], DEVNET_SECTION_SCHEMA);
       solana.configure(config.plugins[DEVNET_PLUGIN]);
       for (const p of providers) container.register(Tokens.EmbeddedUpstream, { useValue: p });
       container.register(Tokens.EmbeddedUpstream, { useValue: solana });

@@ -1,6 +1,6 @@
-import { PluginError } from 'tollgate';
+import { validateSettings, type SettingsSchema } from 'tollgate';
 import type { AnvilOptions } from './anvil-process.js';
-import { borValidators, type BorSignerInput } from './bor-validators.js';
+import type { BorSignerInput } from './bor-validators.js';
 import type { SeedOptions } from './seed-types.js';
 
 /**
@@ -44,50 +44,121 @@ export interface ResolvedDevnetSettings {
   readonly signers: readonly BorSignerInput[] | undefined;
 }
 
-const KEYS = ['chainId', 'blockTime', 'accounts', 'mnemonic', 'balance', 'gasLimit', 'baseFee', 'hardfork', 'seed', 'bulkLogs', 'signers'] as const;
+const SAFE = Number.MAX_SAFE_INTEGER;
+const positiveInteger = { type: 'integer', minimum: 1, maximum: SAFE, problem: 'must be a positive integer' } as const;
+const nonNegativeInteger = { type: 'integer', minimum: 0, maximum: SAFE, problem: 'must be a non-negative integer' } as const;
+const positiveNumber = { type: 'number', exclusiveMinimum: 0, problem: 'must be a positive number' } as const;
+const nonEmptyString = { type: 'string', pattern: '\\S', problem: 'must be a non-empty string' } as const;
+const boolean = { type: 'boolean', problem: 'must be true or false' } as const;
+// Code may give a bigint; it is checked as its decimal string (see checkDevnetLayer).
+const bigQuantity = {
+  anyOf: [{ type: 'integer', minimum: 1, maximum: SAFE }, { type: 'string', pattern: '^(0x[0-9a-fA-F]+|[0-9]*[1-9][0-9]*)$' }],
+  problem: 'must be a positive integer (a number, or a decimal or 0x string)',
+} as const;
+const address = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', problem: 'must be a 20-byte hex address (0x and 40 hex digits)' } as const;
+const integer = { type: 'integer', problem: 'must be an integer' } as const;
 
-function check(where: string, key: string, value: unknown): unknown {
-  const fail = (what: string): never => { throw new PluginError(`${where}.${key}: must be ${what}`); };
-  switch (key) {
-    case 'chainId': case 'accounts':
-      if (!Number.isSafeInteger(value) || (value as number) <= 0) fail('a positive integer');
-      return value;
-    case 'bulkLogs':
-      if (!Number.isSafeInteger(value) || (value as number) < 0) fail('a non-negative integer');
-      return value;
-    case 'blockTime': case 'balance':
-      if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail('a positive number');
-      return value;
-    case 'gasLimit': case 'baseFee':
-      if (typeof value === 'bigint' && value > 0n) return value;
-      if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
-      if (typeof value === 'string' && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(value)) return BigInt(value);
-      return fail('a positive integer (a number, or a decimal or 0x string)');
-    case 'mnemonic': case 'hardfork':
-      if (typeof value !== 'string' || value.trim() === '') fail('a non-empty string');
-      return value;
-    case 'seed':
-      if (typeof value !== 'boolean') fail('true or false');
-      return value;
-    case 'signers':
-      if (!Array.isArray(value)) fail('an array of addresses or {signer, power?, accum?, ID?} objects');
-      try {
-        borValidators(value as BorSignerInput[]);
-      } catch (error) {
-        throw new PluginError(`${where}.${key}: ${(error as Error).message}`);
-      }
-      return value;
-    default:
-      return value;
+/** The Anvil (and bor) settings of a layer. */
+const ANVIL_PROPERTIES = {
+  chainId: positiveInteger,
+  blockTime: positiveNumber,
+  accounts: positiveInteger,
+  mnemonic: nonEmptyString,
+  balance: positiveNumber,
+  gasLimit: bigQuantity,
+  baseFee: bigQuantity,
+  hardfork: nonEmptyString,
+  seed: boolean,
+  bulkLogs: nonNegativeInteger,
+  signers: {
+    type: 'array',
+    items: { anyOf: [address, { type: 'object', additionalProperties: false, required: ['signer'], properties: { signer: address, power: integer, accum: integer, ID: integer } }] },
+    problem: 'must be an array of addresses or {signer, power?, accum?, ID?} objects',
+  },
+} as const;
+
+/** The `litesvm` settings of a layer. */
+export const LITESVM_PROPERTIES = {
+  slotMs: nonNegativeInteger,
+  startSlot: { anyOf: [{ type: 'integer', minimum: 0, maximum: SAFE }, { type: 'string', pattern: '^[0-9]+$' }], problem: 'must be a non-negative integer' },
+  confirmedLag: nonNegativeInteger,
+  finalizedLag: nonNegativeInteger,
+  version: { type: 'string', minLength: 1, problem: 'must be a non-empty string' },
+  identitySeed: { type: 'string', minLength: 1, problem: 'must be a non-empty string' },
+  seed: boolean,
+} as const;
+
+/** The `helia` member of a layer. */
+export const HELIA_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { dataDir: { type: 'string', minLength: 1, problem: 'must be a non-empty path' }, objectGet: boolean },
+  problem: { type: 'must be an object' },
+} as const;
+
+/** The config's `plugins.devnet`: every provider's settings, and nothing else. */
+export const DEVNET_SECTION_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { ...ANVIL_PROPERTIES, ...LITESVM_PROPERTIES, helia: HELIA_SCHEMA },
+} as const;
+
+/** `devnet({...})`: Anvil's settings at the top, `litesvm` and `helia` in their own members, `anvil` (code only) as given. */
+export const DEVNET_OPTIONS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...ANVIL_PROPERTIES,
+    anvil: { type: 'object', problem: 'must be an object of Anvil options' },
+    litesvm: { type: 'object', additionalProperties: false, properties: LITESVM_PROPERTIES, problem: { type: 'must be an object' } },
+    helia: HELIA_SCHEMA,
+  },
+} as const;
+
+/** A network's `options`: the devnet's keys are checked, the others belong to the network's families. */
+export const NETWORK_OPTIONS_SCHEMA = {
+  type: 'object',
+  properties: { ...ANVIL_PROPERTIES, ...LITESVM_PROPERTIES, helia: HELIA_SCHEMA },
+} as const;
+
+const ANVIL_SETTING_KEYS = Object.keys(ANVIL_PROPERTIES) as ReadonlyArray<keyof typeof ANVIL_PROPERTIES>;
+
+/** `value` as JSON would carry it: bigints (which code may give) as their decimal strings. */
+function jsonView(value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (Array.isArray(value)) return value.map(jsonView);
+  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([name, member]) => [name, jsonView(member)]));
   }
+  return value;
 }
 
-/** Picks and checks the devnet keys of a settings object (a config's `plugins.devnet` or a network's `options`); other keys are ignored. */
-export function readDevnetSettings(where: string, source: Record<string, unknown> | undefined): DevnetSettings {
+/**
+ * Checks one layer of settings against `schema` with Tollgate's settings validator (`validateSettings`:
+ * its error format, every problem at once) and returns the layer as given.
+ *
+ * @throws ConfigError naming each offending field under `where` (`plugins.devnet.chainId: must be a positive integer`).
+ */
+export function checkDevnetLayer(schema: SettingsSchema, where: string, source: object | undefined): Readonly<Record<string, unknown>> {
+  if (source === undefined) return {};
+  validateSettings(schema, [jsonView(source) as object], where);
+  return source as Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Picks the Anvil (and bor) settings of a layer (a config's `plugins.devnet`, a network's `options`),
+ * checked against `schema` (default: the network options' schema, which leaves other keys alone); a
+ * `gasLimit` or `baseFee` given as a string becomes a bigint.
+ *
+ * @throws ConfigError naming each offending field under `where`.
+ */
+export function readDevnetSettings(where: string, source: object | undefined, schema: SettingsSchema = NETWORK_OPTIONS_SCHEMA): DevnetSettings {
+  const layer = checkDevnetLayer(schema, where, source);
   const out: Record<string, unknown> = {};
-  if (source === undefined) return out;
-  for (const key of KEYS) {
-    if (source[key] !== undefined) out[key] = check(where, key, source[key]);
+  for (const key of ANVIL_SETTING_KEYS) {
+    const value = layer[key];
+    if (value === undefined) continue;
+    out[key] = (key === 'gasLimit' || key === 'baseFee') && typeof value === 'string' ? BigInt(value) : value;
   }
   return out as DevnetSettings;
 }

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { PluginError, type EmbeddedUpstreamInstance, type EmbeddedUpstreamProvider, type NetworkConfig } from 'tollgate';
+import type { EmbeddedUpstreamInstance, EmbeddedUpstreamProvider, NetworkConfig } from 'tollgate';
+import { checkDevnetLayer, NETWORK_OPTIONS_SCHEMA } from './devnet-settings.js';
 import type { IpfsNode, IpfsNodeOptions } from './ipfs-node.js';
 import { InstanceTracker } from './instance-tracker.js';
 
@@ -57,24 +58,14 @@ export async function startIpfsNode(options: IpfsNodeOptions): Promise<IpfsNode>
   return start(options);
 }
 
-/** Reads the `helia` member of a settings object; throws a `PluginError` naming a bad field. */
+/**
+ * Reads the `helia` member of a settings object (`devnet({ helia })`, the config's `plugins.devnet`, a
+ * network's `options`), checked with Tollgate's settings validator.
+ *
+ * @throws ConfigError naming each offending field under `where` (`plugins.devnet.helia.objectGet: must be true or false`).
+ */
 export function readHeliaSettings(where: string, section: Readonly<Record<string, unknown>> | undefined): HeliaSettings {
-  const raw = section?.helia;
-  if (raw === undefined) return {};
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new PluginError(`${where}.helia: must be an object`);
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (key === 'dataDir') {
-      if (typeof value !== 'string' || value === '') throw new PluginError(`${where}.helia.dataDir: must be a non-empty path`);
-      out.dataDir = value;
-    } else if (key === 'objectGet') {
-      if (typeof value !== 'boolean') throw new PluginError(`${where}.helia.objectGet: must be true or false`);
-      out.objectGet = value;
-    } else {
-      throw new PluginError(`${where}.helia.${key}: unknown setting`);
-    }
-  }
-  return out as HeliaSettings;
+  return (checkDevnetLayer(NETWORK_OPTIONS_SCHEMA, where, section).helia ?? {}) as HeliaSettings;
 }
 
 /**

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { PluginError, type EmbeddedUpstreamInstance } from 'tollgate';
+import type { EmbeddedUpstreamInstance } from 'tollgate';
+import { checkDevnetLayer, LITESVM_PROPERTIES, NETWORK_OPTIONS_SCHEMA } from '../devnet-settings.js';
 import { LiteSvmNode, type LiteSvmNodeOptions } from './litesvm-node.js';
 import { startLiteSvmServer, type LiteSvmServer } from './rpc-server.js';
 import { seedSolana, type SolanaSeed } from './seed.js';
@@ -38,29 +39,25 @@ export interface LiteSvmInstance extends EmbeddedUpstreamInstance {
   stop(): Promise<void>;
 }
 
-const KEYS = ['slotMs', 'startSlot', 'confirmedLag', 'finalizedLag', 'version', 'identitySeed', 'seed'] as const;
+const KEYS = Object.keys(LITESVM_PROPERTIES) as ReadonlyArray<keyof typeof LITESVM_PROPERTIES>;
 
 /**
  * Picks and checks the `litesvm` keys of a settings object (`devnet({ litesvm })`, the config's
- * `plugins.devnet`, a network's `options`); other keys belong to other providers and are ignored.
+ * `plugins.devnet`, a network's `options`) with Tollgate's settings validator; other keys belong to
+ * other providers and are left alone. A `startSlot` given as a string becomes a bigint.
+ *
+ * @throws ConfigError naming each offending field under `where`.
  */
 export function readLiteSvmSettings(where: string, source: Readonly<Record<string, unknown>> | undefined): LiteSvmSettings {
+  const layer = checkDevnetLayer(NETWORK_OPTIONS_SCHEMA, where, source);
   const out: Record<string, unknown> = {};
-  if (source === undefined) return out;
   for (const key of KEYS) {
-    const value = source[key];
-    if (value === undefined) continue;
-    const fail = (what: string): never => { throw new PluginError(`${where}.${key}: must be ${what}`); };
-    if (key === 'seed') { if (typeof value !== 'boolean') fail('true or false'); }
-    else if (key === 'version' || key === 'identitySeed') { if (typeof value !== 'string' || value === '') fail('a non-empty string'); }
-    else if (key === 'startSlot') { if (!(typeof value === 'bigint' ? value >= 0n : Number.isSafeInteger(value) && (value as number) >= 0)) fail('a non-negative integer'); }
-    else if (!Number.isSafeInteger(value) || (value as number) < 0) fail('a non-negative integer');
-    out[key] = value;
+    const value = layer[key];
+    if (value !== undefined) out[key] = key === 'startSlot' && typeof value === 'string' ? BigInt(value) : value;
   }
   return out as LiteSvmSettings;
 }
 
-/** Starts a node (seeded unless `seed: false`) and its server on a free 127.0.0.1 port. */
 export async function startLiteSvmInstance(id: string, settings: LiteSvmSettings = {}): Promise<LiteSvmInstance> {
   const node = new LiteSvmNode(settings);
   let server: LiteSvmServer;
