@@ -39,7 +39,7 @@ interface Setup {
 }
 
 /** One Anvil behind `nodes` relays, each an upstream of one network with its HTTP and WebSocket URL. */
-async function setup(t: Test, nodes = 1, upstreamConnections?: number): Promise<Setup> {
+async function setup(t: Test, nodes = 1, upstreamConnections?: number, timeoutMs?: number): Promise<Setup> {
   const anvil = await startAnvil();
   t.teardown(() => anvil.stop());
   const relays = await Promise.all(Array.from({ length: nodes }, () => startTcpRelay(anvil.url)));
@@ -47,7 +47,7 @@ async function setup(t: Test, nodes = 1, upstreamConnections?: number): Promise<
   const gw = await startTestGateway({
     plans: { dev: { dailyCredits: 10_000_000, creditsPerSecond: 10_000_000, failover: false } },
     keys: [{ key: KEY, id: 'pool', plan: 'dev' }],
-    networks: [{ name: 'eth', families: ['evm'], upstreams: relays.map((r, i) => ({ name: `node-${i}`, url: r.url, wsUrl: r.wsUrl })) }],
+    networks: [{ name: 'eth', families: ['evm'], upstreams: relays.map((r, i) => ({ name: `node-${i}`, url: r.url, wsUrl: r.wsUrl, ...(timeoutMs === undefined ? {} : { timeoutMs }) })) }],
   }, // Pings far apart: a relay holding the node's bytes holds its pongs too, and a test's hold must not
   // look like a dead node.
   [wsTransport({ upstreamConnections, subscriptions: { upstreamPingMs: 30_000 } }), evmFamily()]);
@@ -188,6 +188,21 @@ t.test('the serving node\'s WebSockets are cut with calls in flight: they fail o
   t.equal(await used() - before, addresses.length * credits('eth_getBalance'), 'credits: each call charged once');
   held.release();
   t.ok(other.wsOpened >= 1, 'the other node had its own WebSocket');
+});
+
+t.test('a node that does not answer on its socket: the calls time out there and fail over', async (t) => {
+  const { anvil, relays, transport, used, credits, client: open } = await setup(t, 2, 1, 3_000);
+  const client = await open();
+  const before = await used();
+  relays[0]!.hold();
+  const addresses = Array.from({ length: 6 }, () => marker());
+  for (const [i, address] of addresses.entries()) await anvil.rpc('anvil_setBalance', [address, `0x${(i + 1).toString(16)}`]);
+  addresses.forEach((address, i) => client.send({ jsonrpc: '2.0', id: i, method: 'eth_getBalance', params: [address, 'latest'] }));
+  await client.waitFor(addresses.length);
+  for (const [i] of addresses.entries()) t.same(answerOf(client, i), { jsonrpc: '2.0', id: i, result: `0x${(i + 1).toString(16)}` }, `call ${i}: its own answer`);
+  t.equal(await used() - before, addresses.length * credits('eth_getBalance'), 'credits: each call charged once');
+  t.equal(transport.upstreamSockets.sockets().get('node-0')!.reduce((n, s) => n + s.waiting, 0), 0, 'the timed-out calls left node-0\'s socket');
+  relays[0]!.release();
 });
 
 t.test('a transaction whose node\'s socket is cut after it was sent is not sent again', async (t) => {
