@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { startAnvil, type AnvilInstance } from '@tollgate/devnet';
+import { startAnvil, startBorServer, type AnvilInstance } from '@tollgate/devnet';
 import { createPublicClient, webSocket, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { WebSocketProvider, Network } from 'ethers';
@@ -262,4 +262,22 @@ t.test('upstreamConnections: 0 keeps calls on HTTP; a bad value is refused by na
   t.ok(relays[0]!.httpText.includes(address.slice(2)), 'over HTTP');
   t.equal(relays[0]!.wsOpened, 0, 'no upstream WebSocket opened');
   await t.rejects(startTestGateway({ keys: [], plugins: { ws: { upstreamConnections: -1 } }, networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: anvil.url }] }] }, [wsTransport(), evmFamily()]), /plugins\.ws\.upstreamConnections/);
+});
+
+t.test('the devnet\'s bor shim serves its WebSocket as its HTTP: bor_ calls itself, the rest relayed to the node', async (t) => {
+  const anvil = await startAnvil({ chainId: 137 });
+  t.teardown(() => anvil.stop());
+  const bor = await startBorServer({ upstream: anvil.url, wsUpstream: anvil.wsUrl });
+  t.teardown(() => bor.stop());
+  const client = await openWs(bor.wsUrl!);
+  t.teardown(() => client.close());
+  client.send({ jsonrpc: '2.0', id: 1, method: 'bor_getCurrentValidators', params: [] });
+  client.send({ jsonrpc: '2.0', id: 2, method: 'eth_chainId', params: [] });
+  await client.waitFor(2);
+  t.same((answerOf(client, 1)?.result as unknown[]).length, bor.validators.length, 'bor_getCurrentValidators answered by the shim');
+  t.equal(answerOf(client, 2)?.result, '0x89', 'eth_chainId relayed to the node');
+  client.messages.length = 0;
+  client.send([{ jsonrpc: '2.0', id: 'a', method: 'eth_chainId', params: [] }, { jsonrpc: '2.0', id: 'b', method: 'bor_getCurrentValidators', params: [] }]);
+  const [batch] = (await client.waitFor(1)) as Array<Array<{ id: unknown }>>;
+  t.same(batch!.map((m) => m.id), ['a', 'b'], 'a mixed batch is answered in order');
 });
