@@ -48,7 +48,9 @@ async function setup(t: Test, nodes = 1, upstreamConnections?: number): Promise<
     plans: { dev: { dailyCredits: 10_000_000, creditsPerSecond: 10_000_000, failover: false } },
     keys: [{ key: KEY, id: 'pool', plan: 'dev' }],
     networks: [{ name: 'eth', families: ['evm'], upstreams: relays.map((r, i) => ({ name: `node-${i}`, url: r.url, wsUrl: r.wsUrl })) }],
-  }, [wsTransport({ upstreamConnections, subscriptions: { upstreamPingMs: 500, upstreamTimeoutMs: 2_000 } }), evmFamily()]);
+  }, // Pings far apart: a relay holding the node's bytes holds its pongs too, and a test's hold must not
+  // look like a dead node.
+  [wsTransport({ upstreamConnections, subscriptions: { upstreamPingMs: 30_000 } }), evmFamily()]);
   t.teardown(() => gw.close());
   const transport = gw.gateway.container.resolveAll(Tokens.Transport).find((x) => x.name === 'ws') as WsTransport;
   const ledger = gw.gateway.container.resolve<CreditLedger>(Tokens.CreditLedger);
@@ -221,6 +223,7 @@ t.test('a client that leaves mid-call: its upstream call is dropped, its late an
   await until('the call waits on the upstream socket', () => waiting() === 1 && relay.held > 0);
   client.socket.terminate();
   await until('the upstream call was dropped', () => waiting() === 0);
+  t.ok([...transport.upstreamSockets.sockets().values()].flat().every((s) => s.open), 'dropped by the cancellation, the socket still open');
   relay.release();
   await until('the ledger settled', async () => (await used()) === before, 5_000);
   t.equal(await used(), before, 'refunded: nothing charged');

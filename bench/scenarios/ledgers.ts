@@ -66,8 +66,8 @@ const scenario: Scenario = {
       const outcome = await runTargets(
         definitions,
         [
-          { numerator: 'sqlite', denominator: 'memory', goal: 0.9 },
-          { numerator: 'redis', denominator: 'memory', goal: 0.8 },
+          { numerator: 'sqlite', denominator: 'memory', goal: 0.95 },
+          { numerator: 'redis', denominator: 'memory', goal: 0.85 },
         ],
         options,
         [anvil.pid, ...(redis === undefined ? [] : [redis.pid])],

@@ -17,6 +17,8 @@ const PIPELINE = 8;
 
 interface WsTarget {
   readonly name: string;
+  /** The server child, when the target started one (signalled to start a requested profile). */
+  readonly server?: ServerHandle;
   readonly description: string;
   readonly url: string;
   readonly pids: readonly number[];
@@ -136,12 +138,12 @@ const scenario: Scenario = {
       if (wanted('bare-ws-proxy')) {
         const proxy = await startServer('bare-ws-proxy', 'bench/servers/bare-ws-proxy.ts', { upstream: anvil.url }, options);
         servers.push(proxy);
-        targets.push({ name: 'bare-ws-proxy', description: 'bench/bare-ws-proxy.ts: ws in, each message relayed as is over an undici keep-alive pool to Anvil', url: proxy.url.replace(/^http/, 'ws'), pids: proxy.ready.pids });
+        targets.push({ name: 'bare-ws-proxy', server: proxy, description: 'bench/bare-ws-proxy.ts: ws in, each message relayed as is over an undici keep-alive pool to Anvil', url: proxy.url.replace(/^http/, 'ws'), pids: proxy.ready.pids });
       }
       if (wanted('gateway')) {
         const gateway = await startServer('gateway', 'bench/servers/ws-gateway.ts', { upstream: anvil.url, 'ws-upstream': anvil.wsUrl }, options);
         servers.push(gateway);
-        targets.push({ name: 'gateway', description: 'Tollgate: ws transport, full pipeline, its pool of upstream WebSockets to Anvil (HTTP the fallback)', url: `${gateway.url.replace(/^http/, 'ws')}/${BENCH_NETWORK}/ws/v3/${BENCH_KEY}`, pids: gateway.ready.pids });
+        targets.push({ name: 'gateway', server: gateway, description: 'Tollgate: ws transport, full pipeline, its pool of upstream WebSockets to Anvil (HTTP the fallback)', url: `${gateway.url.replace(/^http/, 'ws')}/${BENCH_NETWORK}/ws/v3/${BENCH_KEY}`, pids: gateway.ready.pids });
       }
       if (options.prime > 0) {
         process.stderr.write('[bench] ws-json-rpc: priming every target\n');
@@ -150,6 +152,8 @@ const scenario: Scenario = {
       const rounds = new Map<string, RoundResult[]>(targets.map((t) => [t.name, []]));
       for (let round = 1; round <= options.rounds; round++) {
         for (const target of targets) {
+          // A requested profile covers the measurements only, as in the other scenarios.
+          if (round === 1 && options.profile) target.server?.signal('SIGUSR2');
           const result = await measure(target, round, options, target.name === 'direct' ? [] : [anvil.pid]);
           rounds.get(target.name)!.push(result);
           process.stderr.write(`[bench] round ${round}/${options.rounds} ${target.name.padEnd(13)} ${Math.round(result.okPerSecond)} msg/s  p50 ${result.latency.p50.toFixed(2)} ms  p99 ${result.latency.p99.toFixed(2)} ms  server ${(result.serverCores * 100).toFixed(0)}% cpu\n`);

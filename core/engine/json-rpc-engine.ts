@@ -33,7 +33,7 @@ type Parsed = { ok: true; value: unknown; raw: Uint8Array | undefined } | { ok: 
 
 function parseBody(body: Uint8Array | string | unknown): Parsed {
   if (typeof body !== 'string' && !(body instanceof Uint8Array)) return { ok: true, value: body, raw: undefined };
-  const text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
   try {
     return { ok: true, value: JSON.parse(text), raw: typeof body === 'string' ? Buffer.from(body) : body };
   } catch {

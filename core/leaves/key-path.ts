@@ -4,10 +4,14 @@
  * Returns undefined when the path is not a JSON-RPC path at all, and `''` when the key is missing.
  */
 export function apiKeyFromPath(rest: string, prefix: string): string | undefined {
-  if (rest === prefix || rest === `${prefix}/`) return '';
-  if (!rest.startsWith(`${prefix}/`)) return undefined;
-  const key = rest.slice(prefix.length + 1).replace(/\/$/, '');
+  // Runs on every request: compares in place instead of building `${prefix}/` and matching expressions.
+  const at = prefix.length;
+  if (!rest.startsWith(prefix) || (rest.length > at && rest.charCodeAt(at) !== SLASH)) return undefined;
+  if (rest.length <= at + 1) return rest.length === at || rest.length === at + 1 ? '' : undefined;
+  const end = rest.charCodeAt(rest.length - 1) === SLASH ? rest.length - 1 : rest.length;
+  const key = rest.slice(at + 1, end);
   if (key.includes('/')) return undefined;
+  if (!key.includes('%')) return key;
   try {
     return decodeURIComponent(key);
   } catch {
@@ -15,3 +19,5 @@ export function apiKeyFromPath(rest: string, prefix: string): string | undefined
     return key;
   }
 }
+
+const SLASH = 0x2f;

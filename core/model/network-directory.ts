@@ -15,14 +15,18 @@ export interface AddressedNetwork {
 export class NetworkDirectory {
   readonly #byName = new Map<string, Network>();
   readonly #byHost = new Map<string, Network>();
-  readonly #prefixes: Array<{ prefix: string; network: Network }> = [];
+  // Each prefix with its slash, so matching a request builds no string.
+  readonly #prefixes: Array<{ prefix: string; slashed: string; network: Network }> = [];
 
   constructor(networks: readonly Network[]) {
     for (const network of networks) {
       this.#byName.set(network.name, network);
       for (const host of network.config.base?.hosts ?? []) this.#byHost.set(host.toLowerCase(), network);
       const path = network.config.base?.path ?? (network.config.base?.hosts !== undefined ? undefined : `/${network.name}`);
-      if (path !== undefined) this.#prefixes.push({ prefix: path === '/' ? '' : path.replace(/\/$/, ''), network });
+      if (path !== undefined) {
+        const prefix = path === '/' ? '' : path.replace(/\/$/, '');
+        this.#prefixes.push({ prefix, slashed: `${prefix}/`, network });
+      }
     }
     this.#prefixes.sort((a, b) => b.prefix.length - a.prefix.length);
   }
@@ -41,13 +45,13 @@ export class NetworkDirectory {
   resolve(host: string | undefined, path: string): AddressedNetwork | undefined {
     const query = path.indexOf('?');
     const bare = query === -1 ? path : path.slice(0, query);
-    if (host !== undefined) {
+    if (host !== undefined && this.#byHost.size > 0) {
       const name = host.replace(/:\d+$/, '').toLowerCase();
       const network = this.#byHost.get(name);
       if (network !== undefined) return { network, rest: bare };
     }
-    for (const { prefix, network } of this.#prefixes) {
-      if (prefix === '' || bare === prefix || bare.startsWith(`${prefix}/`)) return { network, rest: bare.slice(prefix.length) || '/' };
+    for (const { prefix, slashed, network } of this.#prefixes) {
+      if (prefix === '' || bare === prefix || bare.startsWith(slashed)) return { network, rest: bare.slice(prefix.length) || '/' };
     }
     return undefined;
   }

@@ -61,8 +61,17 @@ class BodyCollector {
  * read, and before a client that asked for it is told to send its body (`100 Continue`).
  */
 export function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => collectBody(req, res, limit, resolve, reject));
+}
+
+/**
+ * {@link readBody} with callbacks: `onBody` or `onError` is called once (`onError` at once, with a
+ * {@link BodyTooLargeError}, for a declared length over the limit). The HTTP transport uses it to spare a
+ * promise and a microtask per request.
+ */
+export function collectBody(req: IncomingMessage, res: ServerResponse, limit: number, onBody: (body: Buffer) => void, onError: (error: Error) => void): void {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLargeError(limit));
+  if (Number.isFinite(declared) && declared > limit) return onError(new BodyTooLargeError(limit));
   continueBody(req, res);
-  return new Promise((resolve, reject) => void new BodyCollector(req, limit, resolve, reject));
+  new BodyCollector(req, limit, onBody, onError);
 }

@@ -115,7 +115,7 @@ export class WsTransport implements Transport {
         userAgent: req.headers['user-agent'],
         remoteAddress: req.socket.remoteAddress,
         headers: req.headers,
-      }, settings, this.subscriptions, this.channel);
+      }, settings, this.subscriptions, this.channel, socket);
       this.#connections.add(connection);
       ws.once('close', () => this.#connections.delete(connection));
     });
