@@ -44,6 +44,32 @@ t.test('debits are exact, refunds idempotent, and every balance survives reopeni
   t.same(again.usage.usage('k', '2026-05-01'), { eth_call: { calls: 1, credits: 80, bytes: 5, failed: 0 } }, 'usage committed before closing');
 });
 
+t.test('debits of one turn are decided together per key, in order, after a refund asked before them, and exact between two stores on one file', async (t) => {
+  const path = join(dir, 'batched.db');
+  const now = new Date(Date.UTC(2026, 4, 1, 12));
+  const store = openSqliteStore({ path });
+  const first = await store.ledger.debit('a', 100, 300, now);
+  t.ok(first.ok);
+  // One turn: a debit for each key, a refund of 'a', then two more debits of 'a' that fit only after it.
+  const asked = [store.ledger.debit('a', 100, 300, now), store.ledger.debit('b', 50, 60, now)];
+  const refunded = first.ok ? store.ledger.refund(first.receipt) : undefined;
+  asked.push(store.ledger.debit('a', 100, 300, now), store.ledger.debit('a', 100, 300, now), store.ledger.debit('b', 50, 60, now));
+  await refunded;
+  const results = await Promise.all(asked);
+  t.same(results.map((r) => r.ok), [true, true, true, true, false], 'the refund counts for the debits asked after it; b\'s second debit does not fit');
+  t.same(results.map((r) => r.remaining), [100, 10, 100, 0, 10]);
+  t.equal(store.ledger.balance('a', 300, now).used, 300);
+  t.equal(store.ledger.balance('b', 60, now).used, 50);
+
+  // Two stores on one file (two gateway processes): their batches serialise on the write lock.
+  const other = openSqliteStore({ path });
+  const both = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? store : other).ledger.debit('c', 10, 95, now)));
+  t.equal(both.filter((r) => r.ok).length, 9, 'nine debits of 10 fit 95, whichever store took them');
+  t.equal(other.ledger.balance('c', 95, now).used, 90);
+  other.close();
+  store.close();
+});
+
 t.test('the day rolls over at 00:00 UTC by the injected clock, and old days are pruned', async (t) => {
   const clock = new ManualClock(Date.UTC(2026, 10, 22, 23, 59, 59, 500));
   const sqlite = ledgerSqlite({ path: join(dir, 'day.db'), retainDays: 2 });

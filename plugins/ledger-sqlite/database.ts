@@ -10,6 +10,9 @@ export type SqliteDatabase = Database.Database;
 /** A prepared better-sqlite3 statement taking `Params` and reading rows of type `Row`. */
 export type SqliteStatement<Params extends unknown[], Row = unknown> = Database.Statement<Params, Row>;
 
+/** A better-sqlite3 transaction function (with its `.immediate` form). */
+export type SqliteTransaction<F extends (...args: never[]) => unknown> = Database.Transaction<F>;
+
 // Each entry moves the schema one version up (PRAGMA user_version); never edit a released entry, add one.
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE keys (

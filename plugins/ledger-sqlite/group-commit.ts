@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase, SqliteTransaction } from './database.js';
 
 interface Write {
   readonly work: () => unknown;
@@ -14,7 +14,7 @@ interface Write {
  */
 export class GroupCommit {
   readonly #db: SqliteDatabase;
-  readonly #transaction: (batch: readonly Write[], results: unknown[]) => void;
+  readonly #transaction: SqliteTransaction<(batch: readonly Write[], results: unknown[]) => void>;
   #queue: Write[] = [];
   #scheduled = false;
 
@@ -51,7 +51,8 @@ export class GroupCommit {
     }
     const results = new Array<unknown>(batch.length);
     try {
-      this.#transaction(batch, results);
+      // IMMEDIATE: the write lock from the start, so a balance read in the transaction cannot go stale.
+      this.#transaction.immediate(batch, results);
     } catch (error) {
       // Rolled back as a whole: nobody was charged, and every waiting caller learns it.
       for (const write of batch) write.reject?.(error);

@@ -4,11 +4,25 @@ import type { GroupCommit } from './group-commit.js';
 
 const DAY_MS = 86_400_000;
 
+/** A debit waiting for its batch's transaction. */
+interface PendingDebit {
+  readonly keyId: string;
+  readonly day: string;
+  readonly credits: number;
+  readonly dailyLimit: number;
+  readonly now: Date;
+  readonly resolve: (result: DebitResult) => void;
+  readonly reject: (error: unknown) => void;
+  result: DebitResult | undefined;
+}
+
 /**
- * Daily balances in SQLite. A debit is one statement (an upsert guarded by the limit), and it resolves
- * only once its transaction is committed, so a call is dispatched only after its debit is on disk:
- * killing the gateway loses nothing that was charged. Debits of one event-loop turn share a transaction
- * ({@link GroupCommit}); between processes sharing the file, SQLite's write lock keeps them exact.
+ * Daily balances in SQLite. A debit resolves only once its transaction is committed, so a call is
+ * dispatched only after its debit is on disk: killing the gateway loses nothing that was charged. Debits
+ * of one event-loop turn share a transaction ({@link GroupCommit}), and within it the debits of one key
+ * are decided together: one read of the balance, each debit taken in order while the limit allows it,
+ * one write of the sum (instead of one guarded upsert per call). The transaction holds SQLite's write
+ * lock from its start, so between processes sharing the file the read and the write stay exact.
  *
  * A debit is never retried (a transaction that fails rolls back whole, and its caller hears so), so it
  * is applied at most once by construction. A refund records its debit id in the same transaction that
@@ -16,7 +30,7 @@ const DAY_MS = 86_400_000;
  */
 export class SqliteCreditLedger implements CreditLedger {
   readonly #writer: GroupCommit;
-  readonly #take: SqliteStatement<[string, string, number, number], number>;
+  readonly #add: SqliteStatement<[string, string, number]>;
   readonly #used: SqliteStatement<[string, string], number>;
   readonly #giveBack: SqliteStatement<[number, string, string]>;
   readonly #markRefunded: SqliteStatement<[string, string]>;
@@ -24,17 +38,15 @@ export class SqliteCreditLedger implements CreditLedger {
   readonly #retainDays: number;
   #today = '';
   #todayEnds = 0;
+  /** Debits asked for since the last write of this ledger was queued: applied together, in order. */
+  #batch: PendingDebit[] | undefined = undefined;
 
   constructor(db: SqliteDatabase, writer: GroupCommit, retainDays: number) {
     this.#writer = writer;
     this.#retainDays = retainDays;
-    this.#take = db
-      .prepare<[string, string, number, number], number>(
-        `INSERT INTO balances (key_id, day, used) VALUES (?, ?, ?)
-         ON CONFLICT (key_id, day) DO UPDATE SET used = used + excluded.used WHERE used + excluded.used <= ?
-         RETURNING used`,
-      )
-      .pluck();
+    this.#add = db.prepare<[string, string, number]>(
+      'INSERT INTO balances (key_id, day, used) VALUES (?, ?, ?) ON CONFLICT (key_id, day) DO UPDATE SET used = used + excluded.used',
+    );
     this.#used = db.prepare<[string, string], number>('SELECT used FROM balances WHERE key_id = ? AND day = ?').pluck();
     this.#giveBack = db.prepare<[number, string, string]>('UPDATE balances SET used = max(0, used - ?) WHERE key_id = ? AND day = ?');
     this.#markRefunded = db.prepare<[string, string]>('INSERT OR IGNORE INTO refunds (id, day) VALUES (?, ?)');
@@ -50,15 +62,56 @@ export class SqliteCreditLedger implements CreditLedger {
 
   debit(keyId: string, credits: number, dailyLimit: number, now: Date): Promise<DebitResult> {
     const day = this.#roll(now);
-    return this.#writer.run((): DebitResult => {
-      const used = credits <= dailyLimit ? this.#take.get(keyId, day, credits, dailyLimit) : undefined;
-      if (used !== undefined) return { ok: true, receipt: { id: newDebitId(), keyId, day, credits }, remaining: dailyLimit - used };
-      const before = this.#used.get(keyId, day) ?? 0;
-      return { ok: false, remaining: Math.max(0, dailyLimit - before), resetsAt: nextUtcMidnight(now) };
+    return new Promise<DebitResult>((resolve, reject) => {
+      let batch = this.#batch;
+      if (batch === undefined) {
+        batch = this.#batch = [];
+        const debits = batch;
+        this.#writer.run(() => this.#apply(debits)).then(
+          () => {
+            for (const debit of debits) debit.resolve(debit.result!);
+          },
+          (error: unknown) => {
+            for (const debit of debits) debit.reject(error);
+          },
+        );
+      }
+      batch.push({ keyId, day, credits, dailyLimit, now, resolve, reject, result: undefined });
     });
   }
 
+  /**
+   * Applies the debits of one batch inside its (immediate, so write-locked) transaction: per key and day,
+   * one read of the balance, each debit decided in order against it, and one write of what was taken.
+   * A debit is still taken only while the limit allows it, and only once on disk is it answered.
+   */
+  #apply(debits: PendingDebit[]): void {
+    // The batch is closed: debits from now on go to the next one (and the next transaction if this one is running).
+    if (this.#batch === debits) this.#batch = undefined;
+    const balances = new Map<string, { keyId: string; day: string; before: number; used: number }>();
+    for (const debit of debits) {
+      const slot = `${debit.keyId}\n${debit.day}`;
+      let balance = balances.get(slot);
+      if (balance === undefined) {
+        const before = this.#used.get(debit.keyId, debit.day) ?? 0;
+        balances.set(slot, (balance = { keyId: debit.keyId, day: debit.day, before, used: before }));
+      }
+      const { credits, dailyLimit } = debit;
+      if (balance.used + credits <= dailyLimit) {
+        balance.used += credits;
+        debit.result = { ok: true, receipt: { id: newDebitId(), keyId: debit.keyId, day: debit.day, credits }, remaining: dailyLimit - balance.used };
+      } else {
+        debit.result = { ok: false, remaining: Math.max(0, dailyLimit - balance.used), resetsAt: nextUtcMidnight(debit.now) };
+      }
+    }
+    for (const balance of balances.values()) {
+      if (balance.used > balance.before) this.#add.run(balance.keyId, balance.day, balance.used - balance.before);
+    }
+  }
+
   refund(receipt: DebitReceipt): Promise<void> | void {
+    // Debits asked for after this refund are decided after it, as they were asked.
+    this.#batch = undefined;
     return this.#writer.run(() => {
       if (this.#markRefunded.run(receipt.id, receipt.day).changes === 1) this.#giveBack.run(receipt.credits, receipt.keyId, receipt.day);
     });
@@ -78,6 +131,7 @@ export class SqliteCreditLedger implements CreditLedger {
       this.#today = day;
       this.#todayEnds = nextUtcMidnight(now).getTime();
       const before = utcDay(new Date(ms - this.#retainDays * DAY_MS));
+      this.#batch = undefined;
       this.#writer.add(() => this.#prune(before));
     }
     return this.#today;
