@@ -1,6 +1,7 @@
 import t from 'tap';
 import { CancelToken } from '../core/leaves/cancel-signal.js';
-import { CallContext, type ContextInit, type Network } from '../core/index.js';
+import type { ContextInit, Network } from '../core/index.js';
+import { CallContext } from '../core/implementations/call-context.js';
 
 // A call's cancellation is a small token, not an AbortController per call; it must still behave like
 // the part of an AbortSignal that requests use, and ctx.signal must follow it.

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { ContextKey, ContextState, Errors, GatewayError, candidatesOf, keyOf, methodOf, planOf, replyOf, servedByOf, type RequestContext } from '../core/index.js';
+import { ContextKey, ContextState, Errors, GatewayError, keyOf, methodOf, planOf, replyOf, servedByOf, type RequestContext } from '../core/index.js';
+import { candidatesOf } from '../core/model/context-access.js';
 
 // A context key is written once: a second plugin (or a stage run twice) cannot silently overwrite it.
 

@@ -2,7 +2,8 @@ import t from 'tap';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compileParams, type MethodDefinition, type ParamsValidator } from '../core/index.js';
+import type { MethodDefinition } from '../core/index.js';
+import { compileParams, type ParamsValidator } from '../core/implementations/compile-params.js';
 import { createEvmFamily, resolveEvmSettings } from '../plugins/evm/index.js';
 import { createPolygonFamily } from '../plugins/polygon/index.js';
 

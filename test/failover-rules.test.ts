@@ -1,5 +1,8 @@
 import t from 'tap';
-import { CircuitBreaker, isCapacityError, Tokens, type FailoverSelector } from '../core/index.js';
+import { Tokens } from '../core/index.js';
+import { CircuitBreaker } from '../core/leaves/circuit-breaker.js';
+import { isCapacityError } from '../core/implementations/json-rpc-protocol.js';
+import type { FailoverSelector } from '../core/implementations/upstream/failover-selector.js';
 import { isRevert } from '../plugins/evm/index.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { Tokens, type CreditLedger, type FailoverSelector } from '../core/index.js';
+import { Tokens, type CreditLedger } from '../core/index.js';
+import type { FailoverSelector } from '../core/implementations/upstream/failover-selector.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { startAnvil, type AnvilInstance } from '@tollgate/devnet';

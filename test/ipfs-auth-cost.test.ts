@@ -5,7 +5,8 @@
  */
 import t from 'tap';
 import { request } from 'undici';
-import { Tokens, isSecretHash, verifySecret, type KeyStore, type TollgatePlugin } from '../core/index.js';
+import { Tokens, verifySecret, type KeyStore, type TollgatePlugin } from '../core/index.js';
+import { isSecretHash } from '../core/leaves/secret-hash.js';
 import { IPFS_SECRET_CHECK } from '../plugins/ipfs/index.js';
 import { IPFS_KEY, IPFS_SECRET, NO_SECRET_KEY, basic, startIpfsGateway } from './helpers/ipfs-gateway.js';
 

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { hashSecret, hashSecretSync, isSecretHash, verifySecret, createGateway, Tokens, type KeyStore } from '../core/index.js';
+import { hashSecret, verifySecret, createGateway, Tokens, type KeyStore } from '../core/index.js';
+import { hashSecretSync, isSecretHash } from '../core/leaves/secret-hash.js';
 
 t.test('a hashed secret verifies, a wrong one does not, and the form is scrypt$salt$hash', async (t) => {
   const hash = await hashSecret('correct horse battery');

@@ -26,7 +26,7 @@ const continued = new WeakSet<ServerResponse>();
 /**
  * Answers a request whose body is refused (too large) so that a client still writing can read the
  * answer: the answer goes out at once with `Connection: close`, the rest of the body is read and thrown
- * away (at most {@link MAX_DRAIN_BYTES} for at most {@link DRAIN_TIMEOUT_MS}; past that the connection is
+ * away (at most 64 MiB (`MAX_DRAIN_BYTES`) for at most 10 s (`DRAIN_TIMEOUT_MS`); past that the connection is
  * cut), and only then is the connection closed. Closing while unread bytes arrive would reset it, and a
  * client still writing would see `EPIPE` instead of the answer.
  */
