@@ -32,6 +32,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const rootPackage = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; engines: { node: string }; peerDependencies: Record<string, string> };
 const installed = (name: string): string => (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 
+// Packing builds the package, then npm installs it and tsc checks it: about 30 s on a quiet machine, but
+// over two minutes (the suite's per-file limit) on two busy cores, so this file gets more.
+t.setTimeout(360_000);
 const work = await mkdtemp(join(tmpdir(), 'tollgate-consumer-'));
 t.teardown(() => rm(work, { recursive: true, force: true }));
 const project = join(work, 'app');

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { startAnvil, type AnvilInstance } from '@tollgate/devnet';
+import { startAnvil, startBorServer, type AnvilInstance } from '@tollgate/devnet';
 import { createPublicClient, webSocket, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { WebSocketProvider, Network } from 'ethers';
@@ -39,7 +39,7 @@ interface Setup {
 }
 
 /** One Anvil behind `nodes` relays, each an upstream of one network with its HTTP and WebSocket URL. */
-async function setup(t: Test, nodes = 1, upstreamConnections?: number): Promise<Setup> {
+async function setup(t: Test, nodes = 1, upstreamConnections?: number, timeoutMs?: number): Promise<Setup> {
   const anvil = await startAnvil();
   t.teardown(() => anvil.stop());
   const relays = await Promise.all(Array.from({ length: nodes }, () => startTcpRelay(anvil.url)));
@@ -47,7 +47,7 @@ async function setup(t: Test, nodes = 1, upstreamConnections?: number): Promise<
   const gw = await startTestGateway({
     plans: { dev: { dailyCredits: 10_000_000, creditsPerSecond: 10_000_000, failover: false } },
     keys: [{ key: KEY, id: 'pool', plan: 'dev' }],
-    networks: [{ name: 'eth', families: ['evm'], upstreams: relays.map((r, i) => ({ name: `node-${i}`, url: r.url, wsUrl: r.wsUrl })) }],
+    networks: [{ name: 'eth', families: ['evm'], upstreams: relays.map((r, i) => ({ name: `node-${i}`, url: r.url, wsUrl: r.wsUrl, ...(timeoutMs === undefined ? {} : { timeoutMs }) })) }],
   }, // Pings far apart: a relay holding the node's bytes holds its pongs too, and a test's hold must not
   // look like a dead node.
   [wsTransport({ upstreamConnections, subscriptions: { upstreamPingMs: 30_000 } }), evmFamily()]);
@@ -190,6 +190,21 @@ t.test('the serving node\'s WebSockets are cut with calls in flight: they fail o
   t.ok(other.wsOpened >= 1, 'the other node had its own WebSocket');
 });
 
+t.test('a node that does not answer on its socket: the calls time out there and fail over', async (t) => {
+  const { anvil, relays, transport, used, credits, client: open } = await setup(t, 2, 1, 3_000);
+  const client = await open();
+  const before = await used();
+  relays[0]!.hold();
+  const addresses = Array.from({ length: 6 }, () => marker());
+  for (const [i, address] of addresses.entries()) await anvil.rpc('anvil_setBalance', [address, `0x${(i + 1).toString(16)}`]);
+  addresses.forEach((address, i) => client.send({ jsonrpc: '2.0', id: i, method: 'eth_getBalance', params: [address, 'latest'] }));
+  await client.waitFor(addresses.length);
+  for (const [i] of addresses.entries()) t.same(answerOf(client, i), { jsonrpc: '2.0', id: i, result: `0x${(i + 1).toString(16)}` }, `call ${i}: its own answer`);
+  t.equal(await used() - before, addresses.length * credits('eth_getBalance'), 'credits: each call charged once');
+  t.equal(transport.upstreamSockets.sockets().get('node-0')!.reduce((n, s) => n + s.waiting, 0), 0, 'the timed-out calls left node-0\'s socket');
+  relays[0]!.release();
+});
+
 t.test('a transaction whose node\'s socket is cut after it was sent is not sent again', async (t) => {
   const { anvil, relays, used, client: open } = await setup(t, 2, 1);
   const client = await open();
@@ -247,4 +262,22 @@ t.test('upstreamConnections: 0 keeps calls on HTTP; a bad value is refused by na
   t.ok(relays[0]!.httpText.includes(address.slice(2)), 'over HTTP');
   t.equal(relays[0]!.wsOpened, 0, 'no upstream WebSocket opened');
   await t.rejects(startTestGateway({ keys: [], plugins: { ws: { upstreamConnections: -1 } }, networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: anvil.url }] }] }, [wsTransport(), evmFamily()]), /plugins\.ws\.upstreamConnections/);
+});
+
+t.test('the devnet\'s bor shim serves its WebSocket as its HTTP: bor_ calls itself, the rest relayed to the node', async (t) => {
+  const anvil = await startAnvil({ chainId: 137 });
+  t.teardown(() => anvil.stop());
+  const bor = await startBorServer({ upstream: anvil.url, wsUpstream: anvil.wsUrl });
+  t.teardown(() => bor.stop());
+  const client = await openWs(bor.wsUrl!);
+  t.teardown(() => client.close());
+  client.send({ jsonrpc: '2.0', id: 1, method: 'bor_getCurrentValidators', params: [] });
+  client.send({ jsonrpc: '2.0', id: 2, method: 'eth_chainId', params: [] });
+  await client.waitFor(2);
+  t.same((answerOf(client, 1)?.result as unknown[]).length, bor.validators.length, 'bor_getCurrentValidators answered by the shim');
+  t.equal(answerOf(client, 2)?.result, '0x89', 'eth_chainId relayed to the node');
+  client.messages.length = 0;
+  client.send([{ jsonrpc: '2.0', id: 'a', method: 'eth_chainId', params: [] }, { jsonrpc: '2.0', id: 'b', method: 'bor_getCurrentValidators', params: [] }]);
+  const [batch] = (await client.waitFor(1)) as Array<Array<{ id: unknown }>>;
+  t.same(batch!.map((m) => m.id), ['a', 'b'], 'a mixed batch is answered in order');
 });
