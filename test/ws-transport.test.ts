@@ -1,5 +1,6 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
+import { WebSocket } from 'ws';
 import { Tokens, type CreditLedger, type KeyStore, type TollgatePlugin } from '../core/index.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { wsTransport } from '../plugins/ws/index.js';
@@ -87,6 +88,23 @@ t.test('a batch over WebSocket is answered as one array in request order', async
   t.same(batch!.map((i) => i.id), ['a', 'b', 'c']);
   t.equal(batch![1]!.error!.code, -32601);
   t.equal((batch![2]!.result as { number: string }).number, '0x1');
+});
+
+t.test('answers and notifications travel in text frames, whatever frame the call came in', async (t) => {
+  const socket = new WebSocket(wsUrl(KEY), { perMessageDeflate: false });
+  t.teardown(() => socket.terminate());
+  const frames: Array<{ binary: boolean; message: { id?: unknown; method?: string } }> = [];
+  socket.on('message', (data, isBinary) => frames.push({ binary: isBinary, message: JSON.parse(String(data)) as { id?: unknown; method?: string } }));
+  await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
+  socket.send(JSON.stringify(rpc('eth_chainId', [], 'text')));
+  socket.send(Buffer.from(JSON.stringify(rpc('eth_chainId', [], 'binary'))), { binary: true });
+  socket.send(JSON.stringify([rpc('eth_chainId', [], 'batch')]));
+  socket.send(JSON.stringify(rpc('eth_subscribe', ['newHeads'], 'sub')));
+  await until('the subscription is answered', () => frames.some((f) => f.message.id === 'sub'));
+  await dev.instance('anvil#ws')!.anvil.rpc('anvil_mine', ['0x1']);
+  await until('a notification came', () => frames.some((f) => f.message.method === 'eth_subscription'));
+  t.same(frames.filter((f) => f.binary), [], 'no frame was binary');
+  t.ok(frames.length >= 5, 'three answers, the subscription id and a notification');
 });
 
 t.test('a malformed message gets -32700 and the connection stays open', async (t) => {

@@ -153,6 +153,8 @@ const scenario: Scenario = {
         targets.push({ name: 'gateway', description: 'Tollgate: one upstream subscription, fanned out to 1,000 subscribers, each event metered', url: `${gateway.url.replace(/^http/, 'ws')}/${BENCH_NETWORK}/ws/v3/${BENCH_KEY}`, pids: gateway.ready.pids });
       }
       const rounds = new Map<string, RoundResult[]>(targets.map((t) => [t.name, []]));
+      // `--profile`: the gateway's profiler starts now (start-up left out); it writes the profile as it stops.
+      if (options.profile) for (const server of servers) server.signal('SIGUSR2');
       for (let round = 1; round <= options.rounds; round++) {
         for (const target of targets) rounds.get(target.name)!.push(await measure(target.name, target.url, anvil, target.pids, blocks, round));
       }

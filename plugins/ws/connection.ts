@@ -1,27 +1,33 @@
 import type { WebSocket, RawData } from 'ws';
 import type { Duplex } from 'node:stream';
 import type { Subscription } from 'rxjs';
-import { ContextState, Errors, Tokens, type CreditLedger, type Credentials, type GatewayRuntime, type JsonRpcOutput, type Network, type RequestMeta, type UpstreamChannel } from '../../core/index.js';
+import { ContextState, Errors, arrayElements, Tokens, type CreditLedger, type Credentials, type GatewayRuntime, type JsonRpcOutput, type Network, type RequestMeta, type UpstreamChannel } from '../../core/index.js';
 import { WsCloseCodes, type WsSettings } from './options.js';
 import { SUBSCRIPTION_SESSION, SubscriptionSession } from './subscriptions/subscription-session.js';
 import type { SubscriptionService } from './subscriptions/subscription-service.js';
 
 /** A message read but not started yet, because the connection has as many calls in flight as it may. */
 interface Waiting {
-  readonly input: string | Buffer;
+  readonly input: Buffer;
   readonly calls: number;
 }
 
-/** Calls a message holds: a batch's length, otherwise one (the engine judges whether it is valid). */
-function callsIn(input: string | Buffer): number {
-  const text = typeof input === 'string' ? input : input.toString('utf8');
-  if (!/^\s*\[/.test(text)) return 1;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return Array.isArray(parsed) ? Math.max(1, parsed.length) : 1;
-  } catch {
-    return 1;
+const OPEN_BRACKET = 0x5b;
+/** `ws` sends a Buffer as a binary frame unless told otherwise; JSON-RPC answers travel in text frames. */
+const TEXT: { readonly binary: false } = { binary: false };
+
+/**
+ * Calls a message holds: a batch's length, otherwise one (the engine judges whether it is valid). Only
+ * a message starting with `[` is scanned, and only for its elements' bounds: it is not parsed here.
+ */
+function callsIn(input: Buffer): number {
+  for (let i = 0; i < input.length; i++) {
+    const byte = input[i]!;
+    if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) continue;
+    if (byte !== OPEN_BRACKET) return 1;
+    return Math.max(1, arrayElements(input)?.length ?? 1);
   }
+  return 1;
 }
 
 /**
@@ -78,11 +84,11 @@ export class WsConnection {
     this.#subscriptions = new SubscriptionSession(subscriptions, gateway, socket, (code, reason) => {
       this.#closing = true;
       void this.#close(code, reason, subscriptions.settings.closeTimeoutMs);
-    });
+    }, () => this.#cork());
     connection.set(SUBSCRIPTION_SESSION, this.#subscriptions);
     // ...and travels to upstreams by the transport's channel (its upstream WebSockets) where it can.
     this.#meta = { ...meta, connection, channel };
-    socket.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
+    socket.on('message', (data) => this.#onMessage(data));
     socket.on('pong', () => { this.#alive = true; });
     socket.on('close', () => this.#onClose());
     socket.on('error', () => {
@@ -128,10 +134,11 @@ export class WsConnection {
     await this.#close(WsCloseCodes.GOING_AWAY, 'server shutting down');
   }
 
-  #onMessage(data: RawData, isBinary: boolean): void {
+  #onMessage(data: RawData): void {
     if (this.#closing) return;
-    const body = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
-    const input = isBinary ? body : body.toString('utf8');
+    // The engine reads text and binary messages alike, as UTF-8 bytes (ws has checked a text frame's):
+    // handing it the Buffer spares a decode here and an encode back there.
+    const input = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     const calls = callsIn(input);
     if (this.#waiting.length > 0 || !this.#fits(calls) || this.#backlogged()) {
       this.#waiting.push({ input, calls });
@@ -158,7 +165,7 @@ export class WsConnection {
     return this.#running === 0 || this.#running + calls <= this.#settings.maxInFlight;
   }
 
-  #start(input: string | Buffer, calls: number): void {
+  #start(input: Buffer, calls: number): void {
     this.#running += calls;
     let done = false;
     let subscription: Subscription | undefined;
@@ -185,7 +192,7 @@ export class WsConnection {
         return;
       }
       this.#cork();
-      this.#socket.send(output.body, (error) => {
+      this.#socket.send(output.body, TEXT, (error) => {
         if (error !== undefined && error !== null) this.#refund(output);
         // The answer left for the kernel: the backlog shrank, so waiting messages may start.
         this.#pump();

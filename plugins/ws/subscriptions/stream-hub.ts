@@ -4,8 +4,8 @@ import type { UpstreamSocket } from '../upstream/upstream-socket.js';
 
 /** A client subscription fed by a hub. */
 export interface HubMember {
-  /** Delivers one event, its `result` already serialized. */
-  deliver(resultJson: string): void;
+  /** Delivers one event, its `result` already serialized (the same bytes for every member: not to be changed). */
+  deliver(result: Buffer): void;
 }
 
 /** What a hub needs from its registry. */
@@ -177,9 +177,9 @@ export class StreamHub {
   #emit(events: readonly unknown[]): void {
     if (this.#closed) return;
     for (const event of events) {
-      const json = JSON.stringify(event);
+      const result = Buffer.from(JSON.stringify(event));
       this.delivered++;
-      for (const member of this.#members) member.deliver(json);
+      for (const member of this.#members) member.deliver(result);
     }
   }
 

@@ -14,6 +14,13 @@ const SOCKET_LOW_WATER = 64 * 1024;
 /** How a session ends its connection (the transport's close: a close frame, then a cut after a grace time). */
 export type CloseConnection = (code: number, reason: string) => void;
 
+/** Holds the connection's writes until the next tick, so that one event's notifications leave in one system call. */
+export type CorkConnection = () => void;
+
+/** `ws` sends a Buffer as a binary frame unless told otherwise; notifications travel in text frames. */
+const TEXT: { readonly binary: false } = { binary: false };
+const NOTIFICATION_END = Buffer.from('}}');
+
 /** Close codes of subscription connections. */
 export const SubscriptionCloseCodes = Object.freeze({
   /** The client read too slowly: more than `maxQueuedBytes` of notifications waited for it. */
@@ -29,7 +36,8 @@ export class ClientSubscription implements HubMember {
   /** The shared stream feeding it. */
   readonly hub: StreamHub;
   readonly #session: SubscriptionSession;
-  readonly #prefix: string;
+  /** The notification's bytes before the event's `result`: all that differs between the subscribers of one event. */
+  readonly #prefix: Buffer;
   /** Credits per event, for the key's plan. */
   readonly credits: number;
   /** What usage records its events under (`eth_subscription:newHeads`). */
@@ -41,18 +49,19 @@ export class ClientSubscription implements HubMember {
     this.#session = session;
     this.credits = credits;
     this.usageMethod = `${support.notification}:${kind}`;
-    this.#prefix = `{"jsonrpc":"2.0","method":"${support.notification}","params":{"subscription":"${this.id}","result":`;
+    this.#prefix = Buffer.from(`{"jsonrpc":"2.0","method":"${support.notification}","params":{"subscription":"${this.id}","result":`);
   }
 
-  /** Sends one event to the client. */
-  deliver(resultJson: string): void {
-    this.#session.send(this, `${this.#prefix}${resultJson}}}`);
+  /** Sends one event to the client: its own prefix spliced before the event's bytes, shared by every member. */
+  deliver(result: Buffer): void {
+    const prefix = this.#prefix;
+    this.#session.send(this, Buffer.concat([prefix, result, NOTIFICATION_END], prefix.length + result.length + NOTIFICATION_END.length));
   }
 }
 
 interface Waiting {
   readonly subscription: ClientSubscription;
-  readonly frame: string;
+  readonly frame: Buffer;
 }
 
 /**
@@ -67,6 +76,7 @@ export class SubscriptionSession {
   readonly #gateway: GatewayRuntime;
   readonly #socket: WebSocket;
   readonly #closeConnection: CloseConnection;
+  readonly #cork: CorkConnection | undefined;
   readonly #subscriptions = new Map<string, ClientSubscription>();
   readonly #queue: Waiting[] = [];
   #queuedBytes = 0;
@@ -77,11 +87,12 @@ export class SubscriptionSession {
   #network = '';
   readonly #written = (): void => { if (this.#queue.length > 0) this.#pump(); };
 
-  constructor(service: SubscriptionService, gateway: GatewayRuntime, socket: WebSocket, closeConnection: CloseConnection) {
+  constructor(service: SubscriptionService, gateway: GatewayRuntime, socket: WebSocket, closeConnection: CloseConnection, cork?: CorkConnection) {
     this.#service = service;
     this.#gateway = gateway;
     this.#socket = socket;
     this.#closeConnection = closeConnection;
+    this.#cork = cork;
   }
 
   /** Subscriptions held. */
@@ -139,7 +150,7 @@ export class SubscriptionSession {
   }
 
   /** Sends (or queues) a notification of `subscription`. */
-  send(subscription: ClientSubscription, frame: string): void {
+  send(subscription: ClientSubscription, frame: Buffer): void {
     if (this.#closed) return;
     if (this.#queue.length === 0 && !this.#charging && this.#socket.bufferedAmount < SOCKET_LOW_WATER) {
       this.#charge(subscription, frame);
@@ -159,7 +170,7 @@ export class SubscriptionSession {
   }
 
   /** Charges a notification, then writes it; a refusal closes the connection after what was already paid for. */
-  #charge(subscription: ClientSubscription, frame: string): void {
+  #charge(subscription: ClientSubscription, frame: Buffer): void {
     if (!this.#subscriptions.has(subscription.id)) return;
     const charge = this.#gateway.meterEvent({ key: this.#key!, plan: this.#plan!, network: this.#network, method: subscription.usageMethod, credits: subscription.credits, bytes: frame.length });
     if (!isPromise(charge)) return this.#write(charge, frame);
@@ -174,10 +185,11 @@ export class SubscriptionSession {
     );
   }
 
-  #write(charge: EventCharge, frame: string): void {
+  #write(charge: EventCharge, frame: Buffer): void {
     if (this.#closed) return;
     if (!charge.ok) return this.#end(SubscriptionCloseCodes.CREDITS_EXHAUSTED, 'daily credit limit reached');
-    this.#socket.send(frame, this.#written);
+    this.#cork?.();
+    this.#socket.send(frame, TEXT, this.#written);
   }
 
   #end(code: number, reason: string): void {
