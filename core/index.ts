@@ -71,5 +71,5 @@ export { AttemptObserverToken, type AttemptObserver, type AttemptEnd } from './m
 export { MemoryUsageRecorder, usageOf, type CallObserver, type UsageEvent, type UsageRecorder, type UsageTotals } from './model/observe.js';
 export { configSchema } from './leaves/config/schema.js';
 export { resolveConfig, loadConfigFile, ConfigError } from './leaves/config/load-config.js';
-export { validateSettings, settingsProblems, type SettingsSchema, type SettingsRefinement } from './leaves/config/plugin-settings.js';
+export { validateSettings, validateSettingsLayers, settingsProblems, type SettingsSchema, type SettingsRefinement, type SettingsLayer } from './leaves/config/plugin-settings.js';
 export type * from './leaves/config/types.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ConfigError, createGateway, settingsProblems, validateSettings, type TollgatePlugin } from '../core/index.js';
+import { ConfigError, createGateway, settingsProblems, validateSettings, validateSettingsLayers, type TollgatePlugin } from '../core/index.js';
 import { health } from '../plugins/health/index.js';
 import { accessLog, metrics } from '../plugins/metrics/index.js';
 import { admin, resolveAdminSettings } from '../plugins/admin/index.js';
@@ -83,6 +83,16 @@ t.test('a schema words its own problems with the problem annotation; refine chec
   t.same(settingsProblems(worded, { ids: 'a' }, 'settings.demo', unique), ['settings.demo.ids: must be a list of ids'], 'refine runs only once the schema passed');
   t.same(settingsProblems(worded, { ids: ['a'] }, 'settings.demo', unique), [], 'fine');
   t.throws(() => validateSettings(worded, [{ ids: ['b', 'b'] }], 'plugins.demo', unique), new ConfigError(['plugins.demo.ids: must not repeat an id']));
+});
+
+t.test('layers are checked each on its own, every problem at once, then merged with defaults', async (t) => {
+  t.same(validateSettingsLayers(schema, [['status()', { limit: 2 }], ['plugins.status', { limit: 3 }]]), { limit: 3, path: '/status' }, 'the later layer wins; defaults fill the rest');
+  t.same(validateSettingsLayers(schema, [['status()', { path: '/mine' }], ['plugins.status', undefined]]), { path: '/mine' }, "a default never overrides an earlier layer's value");
+  t.throws(() => validateSettingsLayers(schema, [['status()', { limit: 0 }], ['plugins.status', { path: 'x', extra: 1 }]]), new ConfigError([
+    'status().limit: must be >= 1',
+    'plugins.status.extra: is not a known field',
+    'plugins.status.path: must match pattern "^/"',
+  ]), 'each problem names its layer');
 });
 
 t.test('defaults and fallbacks still apply', async (t) => {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ConfigError, systemClock, validateSettings, type Clock } from '../../core/index.js';
+import { systemClock, validateSettingsLayers, type Clock, type ConfigError } from '../../core/index.js';
 
 /** Settings of the evm family. Every threshold defaults to the value the service spec states. */
 export interface EvmFamilyOptions {
@@ -69,17 +69,7 @@ const LAYER_SCHEMA = {
  */
 export function resolveEvmSettings(options: EvmFamilyOptions = {}, fromConfig: Readonly<Record<string, unknown>> = {}, clock: Clock = systemClock): EvmSettings {
   const { clock: ownClock, ...fromCode } = options;
-  const problems: string[] = [];
-  const values: Record<NumericSetting, number> = { ...EVM_DEFAULTS };
   // Each layer on its own, so a problem names where it came from; the config wins over the code.
-  for (const [layer, where] of [[fromCode, 'evmFamily()'], [fromConfig, 'plugins.evm']] as const) {
-    try {
-      Object.assign(values, validateSettings<Partial<Record<NumericSetting, number>>>(LAYER_SCHEMA, [layer], where));
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      problems.push(...error.problems);
-    }
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
-  return { ...values, clock: ownClock ?? clock };
+  const values = validateSettingsLayers<Partial<Record<NumericSetting, number>>>(LAYER_SCHEMA, [['evmFamily()', fromCode], ['plugins.evm', fromConfig]]);
+  return { ...EVM_DEFAULTS, ...values, clock: ownClock ?? clock };
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { ConfigError, validateSettings } from '../../core/index.js';
+import { validateSettingsLayers } from '../../core/index.js';
 
 /** The plugin's name, and the key of its settings under `plugins` in the config. */
 export const OTEL_PLUGIN = 'otel';
@@ -54,18 +54,7 @@ const LAYER_SCHEMA = {
  * @throws ConfigError naming every problem (`otel().enabled: must be boolean`, `plugins.otel.colour: is not a known field`).
  */
 export function resolveOtelSettings(layers: ReadonlyArray<object | undefined>): ResolvedOtelSettings {
-  const problems: string[] = [];
-  const checked = layers.map((layer, i) => {
-    try {
-      return validateSettings<OtelSettings>(LAYER_SCHEMA, [layer], i === 0 ? 'otel()' : `plugins.${OTEL_PLUGIN}`);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      problems.push(...error.problems);
-      return {};
-    }
-  });
-  if (problems.length > 0) throw new ConfigError(problems);
-  const merged: OtelSettings = Object.assign({}, ...checked);
+  const merged = validateSettingsLayers<OtelSettings>(LAYER_SCHEMA, layers.map((layer, i) => [i === 0 ? 'otel()' : `plugins.${OTEL_PLUGIN}`, layer] as const));
   return {
     enabled: merged.enabled ?? false,
     serviceName: merged.serviceName ?? 'tollgate',

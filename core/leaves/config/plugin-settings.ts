@@ -84,3 +84,25 @@ export function settingsProblems<T = unknown>(schema: SettingsSchema, value: unk
   if (!validate(value)) return schemaProblems(validate.errors ?? [], where);
   return refined(refine, value as T, where);
 }
+
+/** One layer of a plugin's settings and where it comes from: `['otel()', options]`, `['plugins.otel', section]`. */
+export type SettingsLayer = readonly [where: string, settings: object | undefined];
+
+/**
+ * Validates settings given in layers (the plugin function's options, then the config's section): each
+ * layer on its own against `schema`, so each problem names the layer it is in, with every layer's
+ * problems at once; then the layers merged as {@link validateSettings} merges them (a later defined
+ * value winning, the schema's defaults filling the rest, `refine` on the result, its problems named
+ * after the last layer).
+ *
+ * @throws ConfigError naming each offending field in its layer (`otel().enabled: must be boolean`).
+ * @example
+ * ```ts
+ * const settings = validateSettingsLayers<StatusSettings>(schema, [['status()', options], ['plugins.status', config.plugins['status']]]);
+ * ```
+ */
+export function validateSettingsLayers<T>(schema: SettingsSchema, layers: readonly SettingsLayer[], refine?: SettingsRefinement<T>): T {
+  const problems = layers.flatMap(([where, settings]) => (settings === undefined ? [] : settingsProblems(schema, settings, where)));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return validateSettings(schema, layers.map(([, settings]) => settings), layers.at(-1)?.[0] ?? '', refine);
+}

@@ -1,4 +1,4 @@
-import { connect as netConnect, type NetConnectOpts, type Socket } from 'node:net';
+import { connect as netConnect, isIP, type NetConnectOpts, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { WebSocket, RawData } from 'ws';
 import { UpstreamFailure, arrayElements, type CancelSignal, type UpstreamReply } from '../../../core/index.js';
@@ -97,8 +97,17 @@ export class UpstreamSocket {
   constructor(url: string, headers: Readonly<Record<string, string>>, pingMs: number, timeoutMs: number) {
     this.#timeoutMs = timeoutMs;
     const secure = url.startsWith('wss:');
-    // ws hands it the options of a net or tls connection (its type is that of http.request's option).
-    const open = (options: ConnectionOptions): Socket => (this.#raw = secure ? tlsConnect(options) : netConnect(options as NetConnectOpts));
+    // ws hands it the options of the handshake's request (its type is that of http.request's option);
+    // they are read as ws's own connectors read them: `path` is the URL's, not a socket path.
+    const open = (options: ConnectionOptions & { path?: string; socketPath?: string }): Socket => {
+      if (secure) {
+        options.path = undefined;
+        if (options.servername === undefined) options.servername = isIP(options.host ?? '') === 0 ? options.host : '';
+        return (this.#raw = tlsConnect(options));
+      }
+      options.path = options.socketPath;
+      return (this.#raw = netConnect(options as NetConnectOpts));
+    };
     this.#socket = new wsPackage.WebSocket(url, {
       headers,
       handshakeTimeout: timeoutMs,
