@@ -237,3 +237,30 @@ t.test('a gateway whose Redis cannot be reached does not start, and says where w
   t.type(bad, ConfigError);
   t.same(bad?.problems, ['plugins.ledger-redis.whenUnavailable: must be one of refuse, allowance']);
 });
+
+t.test('a catch-up asked for while one runs gets a run of its own after it, so a clean stop writes the last usage', async (t) => {
+  const store = await openStore('catch-up:');
+  t.teardown(() => store.close());
+  let runs = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  // Registered after the ledger's and the usage recorder's hooks: the first run holds here.
+  store.connection.onReady(async () => {
+    runs++;
+    if (runs === 1) await gate;
+  });
+  void store.connection.catchUp();
+  await until(() => runs, (n) => n === 1, 'the first run to reach the held hook');
+  // Recorded while the first run is past the usage recorder: only a later run can write it.
+  const at = Date.now();
+  store.usage.record({ keyId: 'late', network: 'eth', method: 'eth_chainId', at, calls: 1, credits: 5, bytes: 0, failed: false });
+  let settled = false;
+  const asked = store.connection.catchUp().then(() => (settled = true));
+  const alsoAsked = store.connection.catchUp();
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(settled, false, 'it waits for the run in progress');
+  release();
+  await Promise.all([asked, alsoAsked]);
+  t.equal(runs, 2, 'one more run serves both callers');
+  t.same((await store.usage.usage('late', utcDay(new Date(at)))).eth_chainId, { calls: 1, credits: 5, bytes: 0, failed: 0 }, 'the usage recorded during the first run is written');
+});

@@ -15,6 +15,8 @@ import { evmFamily } from '../plugins/evm/index.js';
 import { startTinyUpstream } from './helpers/tiny-upstream.js';
 import { startChaosUpstream, upstreamView, type ChaosMode, type ChaosUpstream } from './helpers/failover-upstreams.js';
 import { until } from './helpers/until.js';
+import { startKuboStub } from './helpers/kubo-stub.js';
+import { ipfs } from '../plugins/ipfs/index.js';
 
 type Node = { readonly name: string; readonly mode: ChaosMode; readonly weight?: number; readonly role?: UpstreamSettings['role'] };
 
@@ -128,4 +130,25 @@ t.test('probes classify answers as calls do, and feed the breaker', async (t) =>
   const good = await probeUpstream(network, network.upstreams.find((u) => u.name === 'good')!, { timeoutMs: 1000 });
   t.match(good, { ok: true, head: 1 }, "a good answer reports the family's head (eth_blockNumber 0x1)");
   t.ok(upstreams.get('good')!.received.includes('eth_blockNumber'), "the probe is the family's health call");
+});
+
+t.test('a network without a health call (the file-storage API): any answer its protocol accepts will do, and it has no rpc()', async (t) => {
+  const answering = await startKuboStub((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found'));
+  const behindProxy = await startKuboStub((_req, res) => res.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway'));
+  const gateway = await createGateway({
+    config: {
+      log: { level: 'silent' },
+      networks: [{ name: 'files', families: ['ipfs'], upstreams: [{ name: 'answering', url: answering.url }, { name: 'proxy', url: behindProxy.url }] }],
+    },
+    plugins: [ipfs()],
+  });
+  t.teardown(async () => {
+    await gateway.close();
+    await answering.close();
+    await behindProxy.close();
+  });
+  const network = gateway.networks.get('files')!;
+  t.match(await probeUpstream(network, network.upstreams[0]!, { timeoutMs: 1000 }), { ok: true, head: undefined }, "kubo's 404 is an answer");
+  t.match(await probeUpstream(network, network.upstreams[1]!, { timeoutMs: 1000 }), { ok: false, failure: { kind: 'status', status: 502 } }, "a proxy's 502 is no answer, as for a call");
+  await t.rejects(network.rpc('version', []), /does not speak JSON-RPC/);
 });

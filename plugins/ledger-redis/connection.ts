@@ -65,7 +65,9 @@ export class RedisConnection {
   readonly #droppedLogged = new Set<string>();
   #probe: NodeJS.Timeout | undefined;
   #closed = false;
-  #catchingUp = false;
+  /** The catch-up run going now, and the one queued behind it. */
+  #catchingUp: Promise<void> | undefined;
+  #catchUpAgain: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(settings: ResolvedRedisSettings, logger?: Logger) {
@@ -128,20 +130,31 @@ export class RedisConnection {
     }
   }
 
-  /** Runs the catch-up work now, if Redis is reachable (and no earlier run is still going). */
-  async catchUp(): Promise<void> {
-    if (!this.ready || this.#catchingUp) return;
-    this.#catchingUp = true;
-    try {
-      for (const hook of this.#onReady) {
-        try {
-          await hook();
-        } catch (error) {
-          this.failed(error);
-        }
+  /**
+   * Runs the catch-up work now, if Redis is reachable. When a run is already going, one more runs after it
+   * (shared by every caller meanwhile) and the promise settles with that one: what was recorded before the
+   * call is written when it resolves, which a clean stop relies on.
+   */
+  catchUp(): Promise<void> {
+    if (this.#catchingUp === undefined) {
+      this.#catchingUp = this.#runReadyHooks().finally(() => { this.#catchingUp = undefined; });
+      return this.#catchingUp;
+    }
+    this.#catchUpAgain ??= this.#catchingUp.then(() => {
+      this.#catchUpAgain = undefined;
+      return this.catchUp();
+    });
+    return this.#catchUpAgain;
+  }
+
+  async #runReadyHooks(): Promise<void> {
+    if (!this.ready) return;
+    for (const hook of this.#onReady) {
+      try {
+        await hook();
+      } catch (error) {
+        this.failed(error);
       }
-    } finally {
-      this.#catchingUp = false;
     }
   }
 
