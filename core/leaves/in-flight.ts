@@ -22,13 +22,27 @@ export class InFlightResponses {
     return this.#responses.size;
   }
 
+  /**
+   * One listener for every response: an emitter calls it with the response as `this`, so tracking a
+   * response allocates no closure (and `close` comes once, so no `once` wrapper is needed either).
+   */
+  readonly #onClose: (this: ServerResponse) => void;
+
+  constructor() {
+    const responses = this.#responses;
+    const untrack = (): void => {
+      if (responses.size === 0) this.#drained?.();
+    };
+    this.#onClose = function onClose(this: ServerResponse): void {
+      if (responses.delete(this)) untrack();
+    };
+  }
+
   /** Tracks `res` until it is finished or its connection is gone. */
   track(res: ServerResponse): void {
+    if (this.#responses.has(res)) return;
     this.#responses.add(res);
-    res.once('close', () => {
-      this.#responses.delete(res);
-      if (this.#responses.size === 0) this.#drained?.();
-    });
+    res.on('close', this.#onClose);
   }
 
   /** Resolves once every tracked response has finished, or after `timeoutMs`, whichever is first. */

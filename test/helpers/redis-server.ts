@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { guardChild } from '../../packages/devnet/src/orphan-guard.js';
 import { freePort } from '@tollgate/devnet';
 
 /** A `redis-server` child process on a free loopback port, without persistence. */
@@ -30,17 +31,14 @@ export async function redisAvailable(): Promise<boolean> {
   });
 }
 
-const running = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
-});
 
 function launch(port: number, args: readonly string[]): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
+  // Never outlives the test: killed when it exits, and by a watchdog when it is killed (a timeout's SIGALRM).
+  const guard = guardChild(child);
+  child.once('exit', () => void guard.release());
   return new Promise((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => {
