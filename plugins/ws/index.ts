@@ -13,7 +13,7 @@ export { WsConnection } from './connection.js';
 export { WsCloseCodes, resolveWsSettings, resolveUpstreamConnections, WS_CONFIG_SCHEMA, WS_PLUGIN, type WsTransportOptions, type WsSettings } from './options.js';
 export { refuseUpgrade } from './refuse-upgrade.js';
 export { SubscriptionService } from './subscriptions/subscription-service.js';
-export { SubscriptionSession, ClientSubscription, SUBSCRIPTION_SESSION, SubscriptionCloseCodes, type CloseConnection } from './subscriptions/subscription-session.js';
+export { SubscriptionSession, ClientSubscription, SUBSCRIPTION_SESSION, SubscriptionCloseCodes, type CloseConnection, type CorkConnection } from './subscriptions/subscription-session.js';
 export { StreamHub, type HubMember, type HubDeps } from './subscriptions/stream-hub.js';
 export { UpstreamSocket, UpstreamCallError, type UpstreamEventHandler } from './upstream/upstream-socket.js';
 export { UpstreamSocketPool, type SocketPoolSettings } from './upstream/socket-pool.js';
