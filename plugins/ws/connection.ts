@@ -66,6 +66,8 @@ export class WsConnection {
   readonly #raw: Duplex | undefined;
   #corked = false;
   readonly #uncork = (): void => {
+    // Flushed early already (a subscription session's low-water mark): that cork is gone.
+    if (!this.#corked) return;
     this.#corked = false;
     this.#raw!.uncork();
   };
@@ -84,7 +86,7 @@ export class WsConnection {
     this.#subscriptions = new SubscriptionSession(subscriptions, gateway, socket, (code, reason) => {
       this.#closing = true;
       void this.#close(code, reason, subscriptions.settings.closeTimeoutMs);
-    }, () => this.#cork());
+    }, { hold: () => this.#cork(), flush: this.#uncork });
     connection.set(SUBSCRIPTION_SESSION, this.#subscriptions);
     // ...and travels to upstreams by the transport's channel (its upstream WebSockets) where it can.
     this.#meta = { ...meta, connection, channel };

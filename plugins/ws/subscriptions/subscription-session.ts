@@ -14,8 +14,13 @@ const SOCKET_LOW_WATER = 64 * 1024;
 /** How a session ends its connection (the transport's close: a close frame, then a cut after a grace time). */
 export type CloseConnection = (code: number, reason: string) => void;
 
-/** Holds the connection's writes until the next tick, so that one event's notifications leave in one system call. */
-export type CorkConnection = () => void;
+/** The connection's write batching: one event's notifications to a connection leave in one system call. */
+export interface CorkConnection {
+  /** Holds the connection's writes until the next tick. */
+  hold(): void;
+  /** Writes what is held now (the session's low-water mark is about what the kernel did not take, not what waits for the tick). */
+  flush(): void;
+}
 
 /** `ws` sends a Buffer as a binary frame unless told otherwise; notifications travel in text frames. */
 const TEXT: { readonly binary: false } = { binary: false };
@@ -152,7 +157,7 @@ export class SubscriptionSession {
   /** Sends (or queues) a notification of `subscription`. */
   send(subscription: ClientSubscription, frame: Buffer): void {
     if (this.#closed) return;
-    if (this.#queue.length === 0 && !this.#charging && this.#socket.bufferedAmount < SOCKET_LOW_WATER) {
+    if (this.#queue.length === 0 && !this.#charging && this.#room()) {
       this.#charge(subscription, frame);
       return;
     }
@@ -162,11 +167,18 @@ export class SubscriptionSession {
   }
 
   #pump(): void {
-    while (!this.#closed && !this.#charging && this.#queue.length > 0 && this.#socket.bufferedAmount < SOCKET_LOW_WATER) {
+    while (!this.#closed && !this.#charging && this.#queue.length > 0 && this.#room()) {
       const next = this.#queue.shift()!;
       this.#queuedBytes -= next.frame.length;
       this.#charge(next.subscription, next.frame);
     }
+  }
+
+  /** Whether the socket holds little enough to take a notification now; held writes are handed to the kernel first. */
+  #room(): boolean {
+    if (this.#socket.bufferedAmount < SOCKET_LOW_WATER) return true;
+    this.#cork?.flush();
+    return this.#socket.bufferedAmount < SOCKET_LOW_WATER;
   }
 
   /** Charges a notification, then writes it; a refusal closes the connection after what was already paid for. */
@@ -188,7 +200,7 @@ export class SubscriptionSession {
   #write(charge: EventCharge, frame: Buffer): void {
     if (this.#closed) return;
     if (!charge.ok) return this.#end(SubscriptionCloseCodes.CREDITS_EXHAUSTED, 'daily credit limit reached');
-    this.#cork?.();
+    this.#cork?.hold();
     this.#socket.send(frame, TEXT, this.#written);
   }
 
