@@ -264,3 +264,18 @@ t.test('a catch-up asked for while one runs gets a run of its own after it, so a
   t.equal(runs, 2, 'one more run serves both callers');
   t.same((await store.usage.usage('late', utcDay(new Date(at)))).eth_chainId, { calls: 1, credits: 5, bytes: 0, failed: 0 }, 'the usage recorded during the first run is written');
 });
+
+t.test('a clean stop while Redis reconnects waits for it, and writes the usage recorded during the outage', async (t) => {
+  const store = await openStore('stop-while-reconnecting:');
+  await redis.kill();
+  await until(() => store.connection.ready, (ready) => !ready, 'the store to see Redis gone');
+  const at = Date.now();
+  store.usage.record({ keyId: 'outage', network: 'eth', method: 'eth_chainId', at, calls: 3, credits: 0, bytes: 0, failed: true });
+  await redis.restart();
+  // Redis is back, but the store's connection is still in its reconnect backoff.
+  t.equal(store.connection.ready, false, 'the store has not reconnected yet');
+  await store.close();
+  const reader = await openStore('stop-while-reconnecting:');
+  t.teardown(() => reader.close());
+  t.same((await reader.usage.usage('outage', utcDay(new Date(at)))).eth_chainId, { calls: 3, credits: 0, bytes: 0, failed: 3 }, 'the outage\'s usage was written at the stop');
+});

@@ -68,6 +68,8 @@ export class RedisConnection {
   /** The catch-up run going now, and the one queued behind it. */
   #catchingUp: Promise<void> | undefined;
   #catchUpAgain: Promise<void> | undefined;
+  /** Who waits, in {@link RedisConnection.whenReady}, for Redis to be reachable. */
+  readonly #readyWaiters = new Set<() => void>();
   #timer: NodeJS.Timeout | undefined;
 
   constructor(settings: ResolvedRedisSettings, logger?: Logger) {
@@ -99,7 +101,10 @@ export class RedisConnection {
     // ioredis reports connection errors here; without a listener it prints them itself.
     this.client.on('error', (error: Error & { code?: string }) => this.#wentDown(error.code ?? error.name));
     this.client.on('close', () => this.#wentDown('connection closed'));
-    this.client.on('ready', () => this.#cameBack());
+    this.client.on('ready', () => {
+      this.#cameBack();
+      this.#wakeReadyWaiters();
+    });
   }
 
   /** Whether commands can be sent now: connected, and not stalled since the last failure. */
@@ -110,6 +115,33 @@ export class RedisConnection {
   /** Whether the connection is down (see the class comment). */
   get down(): boolean {
     return this.#down;
+  }
+
+  /**
+   * Resolves true as soon as Redis is reachable (at once when it is), false after `timeoutMs` or when the
+   * connection is closed meanwhile. For a clean stop, which has writes to send before it closes.
+   */
+  whenReady(timeoutMs: number): Promise<boolean> {
+    if (this.ready) return Promise.resolve(true);
+    if (this.#closed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        resolve(this.ready);
+      };
+      const timer = setTimeout(() => {
+        this.#readyWaiters.delete(wake);
+        resolve(false);
+      }, timeoutMs);
+      this.#readyWaiters.add(wake);
+    });
+  }
+
+  #wakeReadyWaiters(): void {
+    if (!this.ready) return;
+    const waiters = [...this.#readyWaiters];
+    this.#readyWaiters.clear();
+    for (const wake of waiters) wake();
   }
 
   /** Calls `listener` on every transition (down, up). */
@@ -180,6 +212,8 @@ export class RedisConnection {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    for (const wake of this.#readyWaiters) wake();
+    this.#readyWaiters.clear();
     clearInterval(this.#timer);
     clearInterval(this.#probe);
     if (this.ready) {
@@ -232,6 +266,7 @@ export class RedisConnection {
     this.#probe = undefined;
     const downMs = this.#transition('up');
     this.#logger?.info({ redis: this.address, downMs }, 'Redis reachable again');
+    this.#wakeReadyWaiters();
     void this.catchUp();
   }
 

@@ -66,6 +66,12 @@ export function createRedisStore(settings: RedisLedgerSettings | ResolvedRedisSe
     },
     close() {
       closing ??= (async () => {
+        // Usage, refunds and settlements waiting for Redis are written before the connection closes. When
+        // Redis is reconnecting at that moment (it just restarted, say), that waits for it, at most
+        // `connectTimeoutMs`; what still cannot be written then is lost, and said so.
+        if (!(await connection.whenReady(resolved.connectTimeoutMs))) {
+          logger?.warn({ redis: connection.address }, 'closing while Redis is unreachable: usage and refunds waiting for it are not written');
+        }
         await connection.catchUp();
         await keys.stop();
         await connection.close();
