@@ -49,7 +49,7 @@ export { orderStages } from './pipeline/pipeline.js';
 export { createUpstreamSender, type UpstreamSender, type UpstreamAnswer, type UpstreamSenderOptions } from './pipeline/upstream-sender.js';
 export { SERVED_BY_HEADER, type JsonRpcInput, type JsonRpcOutput } from './engine/json-rpc-engine.js';
 export { encodeError } from './leaves/jsonrpc/encode.js';
-export { objectMembers, arrayElements, skipString, skipValue, type JsonMember } from './leaves/jsonrpc/scan.js';
+export { objectMembers, arrayElements, memberRange, type JsonMember } from './leaves/jsonrpc/scan.js';
 export type { JsonRpcId, JsonRpcResponse, JsonRpcSuccess, JsonRpcFailure, JsonRpcErrorObject } from './leaves/jsonrpc/types.js';
 export { UpstreamFailure, type FailureKind } from './leaves/upstream-failure.js';
 export type { UpstreamSelector, UpstreamStatus } from './model/selector.js';

@@ -1,7 +1,7 @@
 import type { BatchCodec, CallProtocol, NetworkFamily, RequestContext, UpstreamReply } from '../model/context.js';
 import { UpstreamFailure } from '../leaves/upstream-failure.js';
 import { encodeRequest } from '../leaves/jsonrpc/encode.js';
-import { arrayElements, objectMembers } from '../leaves/jsonrpc/scan.js';
+import { arrayElements, memberRange } from '../leaves/jsonrpc/scan.js';
 
 const jsonRpcProtocols = new WeakSet<CallProtocol>();
 
@@ -151,7 +151,7 @@ const jsonRpcBatch: BatchCodec = {
     if (elements === undefined) return undefined;
     const answers: Array<UpstreamReply | UpstreamFailure | undefined> = calls.map(() => undefined);
     for (const element of elements) {
-      const id = objectMembers(element)?.find((member) => member.name === 'id');
+      const id = memberRange(element, 'id');
       if (id === undefined) continue;
       const index = Number(element.toString('latin1', id.start, id.end));
       if (!Number.isInteger(index) || index < 0 || index >= calls.length || answers[index] !== undefined) continue;

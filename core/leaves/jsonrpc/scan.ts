@@ -58,26 +58,58 @@ export interface JsonMember {
   readonly end: number;
 }
 
-/** The top-level members of the JSON object in `body`, in order; undefined when it is not one object. */
-export function objectMembers(body: Buffer): JsonMember[] | undefined {
+/**
+ * Walks the top-level members of the JSON object in `body`, in order, handing each one's name bytes
+ * (`keyStart` is its opening quote, `keyEnd` just past its closing one) and value to `visit`, which
+ * returns true to stop there. False when `body` is not one well-formed object.
+ */
+function eachMember(body: Buffer, visit: (keyStart: number, keyEnd: number, start: number, end: number) => boolean): boolean {
   let i = skipSpace(body, 0);
-  if (body[i] !== OPEN_OBJECT) return undefined;
+  if (body[i] !== OPEN_OBJECT) return false;
   i++;
-  const members: JsonMember[] = [];
   while (i < body.length) {
     const keyStart = body.indexOf(QUOTE, i);
-    if (keyStart === -1) return members;
+    if (keyStart === -1) return true;
     const keyEnd = skipString(body, keyStart);
-    if (keyEnd === -1) return undefined;
+    if (keyEnd === -1) return false;
     const colon = body.indexOf(COLON, keyEnd);
-    if (colon === -1) return undefined;
+    if (colon === -1) return false;
     const start = skipSpace(body, colon + 1);
     const end = skipValue(body, start);
-    if (end === -1) return undefined;
-    members.push({ name: body.toString('utf8', keyStart + 1, keyEnd - 1), start, end });
+    if (end === -1) return false;
+    if (visit(keyStart, keyEnd, start, end)) return true;
     i = end + 1;
   }
-  return members;
+  return true;
+}
+
+/** The top-level members of the JSON object in `body`, in order; undefined when it is not one object. */
+export function objectMembers(body: Buffer): JsonMember[] | undefined {
+  const members: JsonMember[] = [];
+  const ok = eachMember(body, (keyStart, keyEnd, start, end) => {
+    members.push({ name: body.toString('utf8', keyStart + 1, keyEnd - 1), start, end });
+    return false;
+  });
+  return ok ? members : undefined;
+}
+
+/**
+ * The top-level member `name` of the JSON object in `body`, without building the other members' names;
+ * undefined when it is absent, when `body` is not an object, or when a member named `before` comes first
+ * (a node's message that names a `method` before any `id` is a notification, never an answer).
+ */
+export function memberRange(body: Buffer, name: string, before?: string): JsonMember | undefined {
+  let found: JsonMember | undefined;
+  const named = (keyStart: number, keyEnd: number, wanted: string): boolean =>
+    keyEnd - keyStart === wanted.length + 2 && body.toString('latin1', keyStart + 1, keyEnd - 1) === wanted;
+  eachMember(body, (keyStart, keyEnd, start, end) => {
+    if (named(keyStart, keyEnd, name)) {
+      found = { name, start, end };
+      return true;
+    }
+    return before !== undefined && named(keyStart, keyEnd, before);
+  });
+  return found;
 }
 
 /** The elements of the top-level JSON array in `body`, each as a view on its bytes; undefined when it is not an array. */

@@ -1,12 +1,6 @@
 // Finds and replaces the `id` of JSON-RPC messages in their bytes, without parsing them: a call's bytes
 // go to the node and its answer's bytes back to the client as they came, only the id changes.
-import { skipString, skipValue } from '../../../core/index.js';
-
-const QUOTE = 0x22;
-const COLON = 0x3a;
-const OPEN_OBJECT = 0x7b;
-const I = 0x69;
-const D = 0x64;
+import { memberRange } from '../../../core/index.js';
 
 /** Where a member's value lies in a message's bytes. */
 export interface ValueRange {
@@ -16,43 +10,13 @@ export interface ValueRange {
   readonly end: number;
 }
 
-function skipSpace(body: Buffer, at: number): number {
-  while (at < body.length) {
-    const byte = body[at];
-    if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) break;
-    at++;
-  }
-  return at;
-}
-
 /**
  * Where the value of the top-level `id` member of the JSON object in `body` lies; undefined when it is
  * not an object or has no `id`. With `notifications`, a `method` member before any `id` ends the search
  * with undefined too: a node's message that names a method is a notification, never an answer.
  */
 export function idRange(body: Buffer, notifications = false): ValueRange | undefined {
-  let i = skipSpace(body, 0);
-  if (body[i] !== OPEN_OBJECT) return undefined;
-  i++;
-  while (i < body.length) {
-    const keyStart = body.indexOf(QUOTE, i);
-    if (keyStart === -1) return undefined;
-    const keyEnd = skipString(body, keyStart);
-    if (keyEnd === -1) return undefined;
-    const colon = body.indexOf(COLON, keyEnd);
-    if (colon === -1) return undefined;
-    const start = skipSpace(body, colon + 1);
-    const length = keyEnd - keyStart;
-    if (length === 4 && body[keyStart + 1] === I && body[keyStart + 2] === D) {
-      const end = skipValue(body, start);
-      return end === -1 ? undefined : { start, end };
-    }
-    if (notifications && length === 8 && body.toString('latin1', keyStart + 1, keyEnd - 1) === 'method') return undefined;
-    const end = skipValue(body, start);
-    if (end === -1) return undefined;
-    i = end + 1;
-  }
-  return undefined;
+  return memberRange(body, 'id', notifications ? 'method' : undefined);
 }
 
 /** The integer written at `range` of `body`, or -1 when it is not a non-negative integer. */
