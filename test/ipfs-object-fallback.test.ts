@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,6 +97,15 @@ async function nodeWithContent(): Promise<IpfsNode> {
   return node;
 }
 
+/** Every query answered 200, byte for byte what the node that still has object/get answers. */
+async function answersLikeObjectGet(t: Test, gw: Parameters<typeof objectGet>[0]): Promise<void> {
+  for (const query of queries) {
+    const answer = await objectGet(gw, query);
+    t.equal(answer.status, 200, query);
+    t.equal(answer.text, expected.get(query)!.text, `${query}: byte for byte what the node with object/get answers`);
+  }
+}
+
 t.test('the raw blocks are fetched through the route: a block/get that fails moves on to the next upstream', async (t) => {
   const node = await nodeWithContent();
   const broken = await proxyTo(node, 'removed', true);
@@ -109,11 +118,7 @@ t.test('the raw blocks are fetched through the route: a block/get that fails mov
     await node.stop();
     rmSync(node.dataDir, { recursive: true, force: true });
   });
-  for (const query of queries) {
-    const answer = await objectGet(gw, query);
-    t.equal(answer.status, 200, query);
-    t.equal(answer.text, expected.get(query)!.text, `${query}: byte for byte what the node with object/get answers`);
-  }
+  await answersLikeObjectGet(t, gw);
   const blockGets = (stub: KuboStub): number => stub.requests.filter((r) => r.startsWith('/api/v0/block/get')).length;
   t.ok(blockGets(broken) >= 1, 'the failing upstream was asked for a block');
   t.ok(blockGets(working) >= queries.length, 'and the next upstream served every block');
@@ -131,11 +136,7 @@ for (const lacking of ['removed', '404'] as const) {
       rmSync(node.dataDir, { recursive: true, force: true });
     });
 
-    for (const query of queries) {
-      const answer = await objectGet(gw, query);
-      t.equal(answer.status, 200, query);
-      t.equal(answer.text, expected.get(query)!.text, `${query}: byte for byte what the node with object/get answers`);
-    }
+    await answersLikeObjectGet(t, gw);
     const commands = proxy.requests.map((r) => r.slice('/api/v0/'.length).split('?')[0]);
     t.equal(commands[0], 'object/get', 'the command is tried first');
     t.equal(commands[1], 'block/get', 'then the raw block is fetched');
