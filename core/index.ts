@@ -63,7 +63,7 @@ export { hashSecret, verifySecret } from './leaves/secret-hash.js';
 export { utcDay, nextUtcMidnight, UtcDayCache, type CreditLedger, type DebitReceipt, type DebitResult, type DebitTaken, type DebitRefused, type Balance } from './model/credit-ledger.js';
 export { MemoryCreditLedger } from './implementations/metering/memory-credit-ledger.js';
 export { newDebitId } from './implementations/metering/debit-id.js';
-export { type EventMeter, type EventCharge, type EventTaken, type MeteredEvent } from './implementations/metering/event-meter.js';
+export { type EventMeter, type EventRefund, type EventCharge, type EventTaken, type MeteredEvent } from './implementations/metering/event-meter.js';
 export { MemoryRateLimiter, type RateLimiter, type RateDecision, type RateAllowed, type RateRefused } from './model/rate-limiter.js';
 export { systemClock, type Clock } from './leaves/clock.js';
 export { importPeer, MissingPeerError } from './leaves/optional-peer.js';

@@ -33,7 +33,7 @@ import { createNetworkRpc } from '../pipeline/network-rpc.js';
 import { buildNetworks, type BuiltNetworks } from '../implementations/build-networks.js';
 import { callFinisher } from '../implementations/call-accounting.js';
 import { transportHandlers } from './transport-handlers.js';
-import { createEventMeter } from '../implementations/metering/event-meter.js';
+import { createEventMeter, createEventRefund } from '../implementations/metering/event-meter.js';
 import { usageWriter } from '../implementations/usage-writer.js';
 
 export { PluginError, type PluginErrorCode, type PluginErrorOptions };
@@ -214,6 +214,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   let eventMeter: ReturnType<typeof createEventMeter> | undefined;
   const meterEvent: ReturnType<typeof createEventMeter> = (event) =>
     (eventMeter ??= createEventMeter(container.resolve(Tokens.CreditLedger), recordUsage, clock))(event);
+  let eventRefund: ReturnType<typeof createEventRefund> | undefined;
+  const refundEvents: ReturnType<typeof createEventRefund> = (charge, events) =>
+    (eventRefund ??= createEventRefund(container.resolve(Tokens.CreditLedger), recordUsage, logger))(charge, events);
   // Key stores may be opened by plugins in start: build the check on first use.
   let keyCheck: KeyCheck | undefined;
   const checkKey: KeyCheck = (credentials) => (keyCheck ??= createKeyCheck(container.resolve(Tokens.KeyStore), config))(credentials);
@@ -233,6 +236,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     execute: (ctx) => execute(ctx),
     jsonRpc,
     meterEvent,
+    refundEvents,
     recordUsage,
     checkKey,
     listener(req, res) {
