@@ -115,6 +115,28 @@ export function keyIdOf(key: string, id?: string): string {
 }
 
 /**
+ * The core's own bindings, which plugins may replace: clock, logger, the config's keys, and the in-memory
+ * ledger, rate limiter, upstream selector and usage recorder. Constructs them only; none starts anything.
+ */
+function registerCoreDefaults(container: DependencyContainer, config: GatewayConfig, clock: Clock, logger: Logger): void {
+  container.register(Tokens.Clock, { useValue: clock });
+  container.register(Tokens.Logger, { useValue: logger });
+  // Only the scrypt hash of a key's secret is kept, in the key store and in the (copied) resolved config alike.
+  for (const k of config.keys) {
+    if (k.secret === undefined) continue;
+    k.secretHash ??= hashSecretSync(k.secret);
+    delete k.secret;
+  }
+  container.register(Tokens.KeyStore, {
+    useValue: new StaticKeyStore(config.keys.map((k) => [k.key, { id: keyIdOf(k.key, k.id), plan: k.plan, settings: k.settings, secretHash: k.secretHash }] as const)),
+  });
+  container.register(Tokens.CreditLedger, { useValue: new MemoryCreditLedger() });
+  container.register(Tokens.RateLimiter, { useValue: new MemoryRateLimiter() });
+  container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger }) });
+  container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
+}
+
+/**
  * Assembles a gateway. First, without any I/O: applies the config, registers the core's defaults and then
  * every plugin into a container of the gateway's own, and checks families and stage order. Then starts,
  * in order: the plugins (`start`), the embedded upstreams and upstream pools, the pipeline and the
@@ -143,21 +165,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const container = rootContainer.createChildContainer();
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? pino({ level: config.log.level, base: { service: 'tollgate' } });
-  container.register(Tokens.Clock, { useValue: clock });
-  container.register(Tokens.Logger, { useValue: logger });
-  // Only the scrypt hash of a key's secret is kept, in the key store and in the (copied) resolved config alike.
-  for (const k of config.keys) {
-    if (k.secret === undefined) continue;
-    k.secretHash ??= hashSecretSync(k.secret);
-    delete k.secret;
-  }
-  container.register(Tokens.KeyStore, {
-    useValue: new StaticKeyStore(config.keys.map((k) => [k.key, { id: keyIdOf(k.key, k.id), plan: k.plan, settings: k.settings, secretHash: k.secretHash }] as const)),
-  });
-  container.register(Tokens.CreditLedger, { useValue: new MemoryCreditLedger() });
-  container.register(Tokens.RateLimiter, { useValue: new MemoryRateLimiter() });
-  container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger }) });
-  container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
+  registerCoreDefaults(container, config, clock, logger);
   // Every problem at once (each plugin's settings, the families and embedded upstreams networks name).
   const { families, problems } = assemble(container, plugins, config);
   if (problems.length > 0) throw assemblyError(problems);
@@ -313,6 +321,6 @@ export function checkGateway(options: Pick<GatewayOptions, 'config' | 'plugins'>
     throw error;
   }
   const container = rootContainer.createChildContainer();
-  container.register(Tokens.Logger, { useValue: pino({ level: 'silent' }) });
+  registerCoreDefaults(container, config, systemClock, pino({ level: 'silent' }));
   return assemble(container, options.plugins ?? [], config).problems.map((p) => p.line);
 }

@@ -10,7 +10,7 @@ import { orderStages } from '../pipeline/pipeline.js';
 /** One problem found while assembling a gateway: its line, and whether it is about the configuration's values. */
 interface AssemblyProblem {
   readonly line: string;
-  /** A {@link ConfigError}'s line (a plugin's settings): the whole assembly fails as a ConfigError when all are. */
+  /** About the configuration's values (a plugin's settings, a family or embedded upstream no plugin provides): the whole assembly fails as a ConfigError when all are. */
   readonly config: boolean;
   readonly code: PluginErrorCode;
   readonly plugin: string | undefined;
@@ -69,12 +69,12 @@ export function assemble(container: DependencyContainer, plugins: readonly Tollg
   const embedded = new Set(resolveAllOptional<EmbeddedUpstreamProvider>(container, Tokens.EmbeddedUpstream).map((p) => p.kind));
   config.networks.forEach((network, n) => {
     network.families.forEach((name, f) => {
-      if (!families.has(name)) problems.push({ line: `networks[${n}].families[${f}]: no plugin provides network family "${name}"${knownList(families.keys())}`, config: false, code: 'PLUGIN_INVALID', plugin: undefined, cause: undefined });
+      if (!families.has(name)) problems.push({ line: `networks[${n}].families[${f}]: no plugin provides network family "${name}"${knownList(families.keys())}`, config: true, code: 'PLUGIN_INVALID', plugin: undefined, cause: undefined });
     });
     network.upstreams.forEach((upstream, i) => {
       const kind = upstream.embedded?.split('#')[0];
       if (kind !== undefined && !embedded.has(kind)) {
-        problems.push({ line: `networks[${n}].upstreams[${i}].embedded: no plugin provides embedded upstream "${kind}"${knownList(embedded)}`, config: false, code: 'PLUGIN_INVALID', plugin: undefined, cause: undefined });
+        problems.push({ line: `networks[${n}].upstreams[${i}].embedded: no plugin provides embedded upstream "${kind}"${knownList(embedded)}`, config: true, code: 'PLUGIN_INVALID', plugin: undefined, cause: undefined });
       }
     });
   });

@@ -5,7 +5,7 @@ export type ConfigEnvironment = Readonly<Record<string, string | undefined>>;
 export interface Interpolated {
   /** A copy of the data with every reference replaced (the data itself where there were problems). */
   readonly value: unknown;
-  /** The fields whose value came (at least in part) from the environment (`plugins.admin.token`), in file order. */
+  /** The fields whose value took (at least in part) a variable's value (`plugins.admin.token`), in file order; defaults do not count. */
   readonly fields: readonly string[];
   /** One line per bad reference, naming the field and the variable (`plugins.admin.token: ${ADMIN_TOKEN} is not set`). */
   readonly problems: readonly string[];
@@ -54,10 +54,12 @@ export function interpolateEnv(data: unknown, env: ConfigEnvironment): Interpola
           problems.push(`${where}: "${match}" is not an environment variable reference (\${NAME} or \${NAME:-default}; "$\${" for a literal "\${")`);
           return match;
         }
-        fromEnv = true;
         const set = env[name];
-        if (split !== -1) return set === undefined || set === '' ? inner.slice(split + 2) : set;
-        if (set !== undefined) return set;
+        if (split !== -1 && (set === undefined || set === '')) return inner.slice(split + 2);
+        if (set !== undefined) {
+          fromEnv = true;
+          return set;
+        }
         problems.push(`${where}: \${${name}} is not set (give it a default with \${${name}:-default})`);
         return match;
       });
