@@ -27,7 +27,7 @@
 import 'reflect-metadata';
 
 export { instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
-export { createGateway, keyIdOf, PluginError, type PluginErrorCode, type PluginErrorOptions, type Gateway, type GatewayOptions, type HandleRequest } from './engine/gateway.js';
+export { createGateway, checkGateway, keyIdOf, PluginError, type PluginErrorCode, type PluginErrorOptions, type Gateway, type GatewayOptions, type HandleRequest } from './engine/gateway.js';
 export { type MountOptions, type MountedGateway, type NextHandler } from './leaves/mount.js';
 export { InFlightResponses } from './leaves/in-flight.js';
 export type { CancelSignal } from './leaves/cancel-signal.js';
@@ -70,6 +70,7 @@ export { importPeer, MissingPeerError } from './leaves/optional-peer.js';
 export { AttemptObserverToken, type AttemptObserver, type AttemptEnd } from './model/attempt-observer.js';
 export { MemoryUsageRecorder, usageOf, type CallObserver, type UsageEvent, type UsageRecorder, type UsageTotals } from './model/observe.js';
 export { configSchema } from './leaves/config/schema.js';
-export { resolveConfig, loadConfigFile, ConfigError } from './leaves/config/load-config.js';
+export { resolveConfig, loadConfigFile, readConfigFile, ConfigError, type ConfigFileData } from './leaves/config/load-config.js';
+export { interpolateEnv, type ConfigEnvironment, type Interpolated } from './leaves/config/interpolate-env.js';
 export { validateSettings, validateSettingsLayers, settingsProblems, type SettingsSchema, type SettingsRefinement, type SettingsLayer } from './leaves/config/plugin-settings.js';
 export type * from './leaves/config/types.js';

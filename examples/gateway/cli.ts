@@ -37,6 +37,8 @@ export interface CliOptions {
   readonly from?: string;
   /** `--to <YYYY-MM-DD>` of `usage`. */
   readonly to?: string;
+  /** `--demo` of `keys` and `usage`: work on the store of `tollgate demo` (without it they need the gateway's `--config`). */
+  readonly demo: boolean;
   /** `--json`: commands print JSON. */
   readonly json: boolean;
   /** `--help`. */
@@ -59,6 +61,7 @@ export const CLI_FLAGS = {
   day: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
+  demo: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'v', default: false },
@@ -105,6 +108,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     day: values.day,
     from: values.from,
     to: values.to,
+    demo: values.demo === true,
     json: values.json === true,
     help: values.help === true,
     version: values.version === true,

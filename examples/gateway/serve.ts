@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createGateway, ConfigError, PluginError, type GatewayConfig, type TollgatePlugin } from 'tollgate';
 import type { CliOptions } from './cli.js';
 import { loadCliConfig, reportLoadFailure } from './cli-config.js';
+import { configFileOf } from './config-file.js';
 import { bundledPlugins, MissingPackagesError } from './bundled-plugins.js';
 import { DEMO_API_SECRET } from './default-config.js';
 import { portProblem } from './port-check.js';
@@ -76,11 +77,13 @@ export async function serve(cli: CliOptions, mode: 'start' | 'demo'): Promise<nu
     err('tollgate demo serves the built-in demo configuration; to serve a file: tollgate start --config <file>\n');
     return 2;
   }
+  // `demo` serves the built-in configuration even where TOLLGATE_CONFIG names a file; `start` reads it.
+  const file = mode === 'demo' ? undefined : configFileOf(cli, process.env);
   let config: GatewayConfig;
   try {
-    config = await loadCliConfig(cli);
+    config = await loadCliConfig(cli, process.env, mode === 'demo');
   } catch (error) {
-    err(reportLoadFailure(error, cli.config));
+    err(reportLoadFailure(error, file));
     return 1;
   }
   // --data-dir holds the embedded file store's blocks too; the devnet reads that folder from the environment.
@@ -109,7 +112,7 @@ export async function serve(cli: CliOptions, mode: 'start' | 'demo'): Promise<nu
   }
   const server = await gateway.listen();
   const { port } = server.address() as AddressInfo;
-  process.stdout.write(await banner(gateway, config, plugins, port, cli.config === undefined));
+  process.stdout.write(await banner(gateway, config, plugins, port, file === undefined));
 
   let stopping = false;
   const stop = (signal: string): void => {
