@@ -3,7 +3,9 @@
  *
  * @module
  */
-import type { MethodDefinition, NetworkFamily } from '../../core/index.js';
+import { ConfigError, type MethodDefinition, type NetworkFamily } from '../../core/index.js';
+import { EVM_DEBUG_METHODS } from './debug-methods.js';
+import { EVM_STANDARD_METHODS } from './standard-methods.js';
 import { defaultBlock, OPTIONAL_BLOCK_POSITION } from './default-block.js';
 import { gasCap } from './gas-cap.js';
 import { getLogsLimits } from './get-logs-limits.js';
@@ -32,6 +34,21 @@ function limitsHooks(settings: EvmSettings): Readonly<Record<string, Partial<Met
 }
 
 /**
+ * The family's method table with `settings` applied: the standard methods, the `debug_` ones when turned
+ * on (limited to `debug.plans` when given), and the operator's prices.
+ *
+ * @throws ConfigError when `credits` prices a method the family does not define (a typo would otherwise go unnoticed).
+ */
+function methodTable(settings: EvmSettings): MethodDefinition[] {
+  const debug = settings.debug.enabled === true ? EVM_DEBUG_METHODS.map((m) => (settings.debug.plans === undefined ? m : { ...m, plans: settings.debug.plans })) : [];
+  const known = new Set([...EVM_METHODS, ...EVM_STANDARD_METHODS, ...EVM_DEBUG_METHODS, ...EVM_SUBSCRIPTION_METHODS].map((m) => m.name));
+  const unknown = Object.keys(settings.credits).filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new ConfigError(unknown.map((name) => `plugins.evm.credits.${name}: the evm family has no method ${name}`));
+  const priced = (method: MethodDefinition): MethodDefinition => (settings.credits[method.name] === undefined ? method : { ...method, credits: settings.credits[method.name]! });
+  return [...EVM_METHODS, ...EVM_STANDARD_METHODS, ...debug, ...EVM_SUBSCRIPTION_METHODS].map(priced);
+}
+
+/**
  * The evm family with `settings` applied: every method of {@link EVM_METHODS}, `eth_getLogs` limited
  * in parameters, results and duration, `eth_call` and `eth_estimateGas` gas-capped, a missing block
  * parameter filled in as `latest` (see {@link OPTIONAL_BLOCK_POSITION}); its health probe
@@ -41,7 +58,7 @@ export function createEvmFamily(settings: EvmSettings): NetworkFamily {
   const hooks = limitsHooks(settings);
   return {
     name: EVM_FAMILY_NAME,
-    methods: [...EVM_METHODS.map((method) => ({ ...method, ...hooks[method.name] })), ...EVM_SUBSCRIPTION_METHODS],
+    methods: methodTable(settings).map((method) => ({ ...method, ...hooks[method.name] })),
     probe: { method: 'eth_blockNumber', params: [], head: blockNumberHead },
     isCallError: isRevert,
     subscriptions: evmSubscriptions(),
