@@ -120,6 +120,6 @@ t.test('methods no family defines: refused by default, forwarded at the set pric
 t.test('a price for a method the family does not define is a configuration error', async (t) => {
   await t.rejects(
     startTestGateway({ networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: relay.url }] }], plugins: { evm: { credits: { eth_getBalanse: 5 } } } }, [httpTransport(), evmFamily()]),
-    { problems: ['plugins.evm.credits.eth_getBalanse: the evm family has no method eth_getBalanse'] },
+    { name: 'ConfigError', message: /\n {2}plugins\.evm\.credits\.eth_getBalanse: the evm family has no method eth_getBalanse$/ },
   );
 });
