@@ -6,6 +6,9 @@
 import { ConfigError, type MethodDefinition, type NetworkFamily } from '../../core/index.js';
 import { EVM_DEBUG_METHODS } from './debug-methods.js';
 import { EVM_STANDARD_METHODS } from './standard-methods.js';
+import { splitGetLogs } from './get-logs-split/split-get-logs.js';
+import { getLogsSplitSettings } from './get-logs-split/settings.js';
+import { isRangeTooWide } from './get-logs-split/range-too-wide.js';
 import { defaultBlock, OPTIONAL_BLOCK_POSITION } from './default-block.js';
 import { gasCap } from './gas-cap.js';
 import { getLogsLimits } from './get-logs-limits.js';
@@ -21,13 +24,19 @@ export const EVM_FAMILY_NAME = 'evm';
 function limitsHooks(settings: EvmSettings): Readonly<Record<string, Partial<MethodDefinition>>> {
   const capGas = gasCap({ percent: settings.gasCapPercent, ttlMs: settings.blockGasLimitTtlMs, clock: settings.clock });
   const filled = Object.fromEntries(Object.entries(OPTIONAL_BLOCK_POSITION).map(([name, position]) => [name, { limits: defaultBlock(position) }]));
+  const getLogs = getLogsLimits({ maxParams: settings.getLogsMaxParams, maxResults: settings.getLogsMaxResults, timeoutMs: settings.getLogsTimeoutMs });
+  const splitLimits = { maxResults: settings.getLogsMaxResults, timeoutMs: settings.getLogsTimeoutMs };
   return {
     ...filled,
-    eth_getLogs: getLogsLimits({
-      maxParams: settings.getLogsMaxParams,
-      maxResults: settings.getLogsMaxResults,
-      timeoutMs: settings.getLogsTimeoutMs,
-    }),
+    eth_getLogs: {
+      ...getLogs,
+      // The filter's size is checked first; then, on a network that splits, the gateway may serve the call by parts.
+      limits(input) {
+        getLogs.limits(input);
+        const split = getLogsSplitSettings(input.network.options, `networks[${input.network.name}].options.getLogs`);
+        return split.split ? splitGetLogs(input, split, splitLimits).then(() => undefined) : undefined;
+      },
+    },
     eth_call: { limits: defaultBlock(OPTIONAL_BLOCK_POSITION.eth_call!, capGas) },
     eth_estimateGas: { limits: capGas },
   };
@@ -60,7 +69,8 @@ export function createEvmFamily(settings: EvmSettings): NetworkFamily {
     name: EVM_FAMILY_NAME,
     methods: methodTable(settings).map((method) => ({ ...method, ...hooks[method.name] })),
     probe: { method: 'eth_blockNumber', params: [], head: blockNumberHead },
-    isCallError: isRevert,
+    // A node's "range too wide" is its answer to the query, never a provider's capacity error to fail over on.
+    isCallError: (error) => isRevert(error) || isRangeTooWide(error),
     subscriptions: evmSubscriptions(),
   };
 }
