@@ -49,6 +49,7 @@ export { orderStages } from './pipeline/pipeline.js';
 export { createUpstreamSender, type UpstreamSender, type UpstreamAnswer, type UpstreamSenderOptions } from './pipeline/upstream-sender.js';
 export { SERVED_BY_HEADER, type JsonRpcInput, type JsonRpcOutput } from './engine/json-rpc-engine.js';
 export { encodeError } from './leaves/jsonrpc/encode.js';
+export { NodeAnswerError } from './leaves/jsonrpc/node-answer-error.js';
 export { objectMembers, arrayElements, memberRange, type JsonMember } from './leaves/jsonrpc/scan.js';
 export type { JsonRpcId, JsonRpcResponse, JsonRpcSuccess, JsonRpcFailure, JsonRpcErrorObject } from './leaves/jsonrpc/types.js';
 export { UpstreamFailure, type FailureKind } from './leaves/upstream-failure.js';

@@ -296,6 +296,16 @@ export interface MethodDefinition {
   readonly checkResult?: (response: JsonRpcResponse, ctx: RequestContext) => void;
   /** One line for the docs. */
   readonly description?: string;
+  /**
+   * Set for a method the family knows and refuses on purpose (a signing method a shared gateway cannot
+   * serve): `validate` answers `METHOD_NOT_SUPPORTED` with this message, before anything is charged.
+   */
+  readonly refused?: string;
+  /**
+   * The plans whose keys may call the method (an opt-in namespace sold as an add-on); every plan when
+   * absent. `validate` refuses a key of another plan with `FORBIDDEN`, before anything is charged.
+   */
+  readonly plans?: readonly string[];
 }
 
 /** A health probe: the call a family makes to see whether an upstream is alive. */

@@ -147,6 +147,16 @@ export const configSchema: Readonly<Record<string, unknown>> = {
             description: 'This network\'s failover settings, each overriding the top-level failover field of the same name.',
             properties: failoverProperties(false),
           },
+          unknownMethods: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['policy'],
+            description: 'What a call of a method none of the network\'s families defines gets (default: refused with -32601, no node asked).',
+            properties: {
+              policy: { enum: ['refuse', 'forward'], description: 'refuse: -32601 without asking a node; forward: sent to the network\'s primaries unchanged, never resent, never to a partner.' },
+              credits: { type: 'integer', minimum: 0, default: 80, description: 'Credits a forwarded call costs.' },
+            },
+          },
         },
       },
     },

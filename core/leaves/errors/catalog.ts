@@ -43,6 +43,8 @@ export const Errors = Object.freeze({
   NOT_FOUND: entry('NOT_FOUND', -32600, 404, 'Not found', 'Check the URL: the network\'s base followed by the transport\'s path (see the transport\'s docs).'),
   /** Method not found (code -32601, HTTP 200). */
   METHOD_NOT_FOUND: entry('METHOD_NOT_FOUND', -32601, 200, 'Method not found', 'Call a method this network offers; see the method table in the docs.'),
+  /** Method not supported (code -32004, HTTP 200): a method the gateway knows and refuses on purpose, the message says why. */
+  METHOD_NOT_SUPPORTED: entry('METHOD_NOT_SUPPORTED', -32004, 200, 'Method not supported', 'The message says why the gateway does not serve the method and what to do instead.'),
   /** Invalid params (code -32602, HTTP 200). */
   INVALID_PARAMS: entry('INVALID_PARAMS', -32602, 200, 'Invalid params', 'Fix the parameter the message names.'),
   /** Internal error (code -32603, HTTP 500). */
