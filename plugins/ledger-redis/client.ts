@@ -67,10 +67,12 @@ export function createRedisClient(settings: Pick<ResolvedRedisSettings, 'url' | 
       enableOfflineQueue: false,
       enableAutoPipelining: behaviour.autoPipelining,
       scaleReads: 'master',
+      // Up to 16 redirections or retries, 100 ms apart: long enough for a replica to take over a slot
+      // (cluster-node-timeout plus an election) or for a slot's keys to migrate, in most deployments.
       maxRedirections: 16,
       retryDelayOnFailover: 100,
       retryDelayOnClusterDown: 100,
-      retryDelayOnTryAgain: 50,
+      retryDelayOnTryAgain: 100,
       slotsRefreshTimeout: behaviour.connectTimeoutMs,
       clusterRetryStrategy: behaviour.retryDelay,
       redisOptions: { ...common, ...credentials(settings.url) },
@@ -106,4 +108,24 @@ export async function checkTopology(client: AnyRedis, settings: Pick<ResolvedRed
   if (/cluster_enabled:1/.test(info)) {
     throw new Error(`Redis at ${address} is a node of a Redis Cluster: name its nodes with ${flags.cluster} instead of ${flags.single}`);
   }
+}
+
+/**
+ * Whether a seed of `settings.cluster` answers as a Redis without cluster support: asked directly (one
+ * short connection) when the Cluster client could not start, to say so rather than "unreachable".
+ */
+export async function seedIsPlainRedis(settings: Pick<ResolvedRedisSettings, 'url' | 'cluster'>, timeoutMs: number): Promise<boolean> {
+  for (const seed of settings.cluster?.nodes ?? []) {
+    const probe = new ioredis.Redis({ ...hostPort(seed), ...credentials(settings.url), lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: timeoutMs, commandTimeout: timeoutMs, retryStrategy: () => null });
+    probe.on('error', () => { /* the answer below is what counts */ });
+    try {
+      await probe.connect();
+      if (/cluster_enabled:0/.test(await probe.info('cluster'))) return true;
+    } catch {
+      // Not reachable: try the next seed.
+    } finally {
+      probe.disconnect();
+    }
+  }
+  return false;
 }

@@ -3,7 +3,7 @@ import { Errors, GatewayError } from '../../core/index.js';
 import { CLAIM_HASH, DEBIT, INSERT, RELEASE_HASH, REFUND, SETTLE, TAKE, TAKE_DEBIT, UPDATE, USAGE } from './scripts.js';
 import { RedisKeyNames } from './key-names.js';
 import { storeAddress, type ResolvedRedisSettings } from './settings.js';
-import { checkTopology, createRedisClient, topologyOf, type AnyRedis, type RedisTopology } from './client.js';
+import { checkTopology, createRedisClient, seedIsPlainRedis, topologyOf, type AnyRedis, type RedisTopology } from './client.js';
 
 /** The store's Lua scripts, as commands of the client. */
 export interface ScriptCommands {
@@ -215,7 +215,7 @@ export class RedisConnection {
     clearTimeout(timer);
     if (outcome === 'late') {
       this.client.disconnect();
-      if (this.topology === 'cluster' && /cluster support disabled/i.test(this.#lastError)) {
+      if (this.topology === 'cluster' && (await seedIsPlainRedis(this.settings, Math.min(this.settings.connectTimeoutMs, 1000)))) {
         throw new Error(`Redis at ${this.address} is not a Redis Cluster: name it with --redis <url> (plugins.ledger-redis.url) instead of --redis-cluster`);
       }
       throw new Error(`cannot reach Redis at ${this.address} within ${this.settings.connectTimeoutMs} ms${this.#lastError === '' ? '' : ` (${this.#lastError})`}`);
@@ -258,8 +258,13 @@ export class RedisConnection {
     this.#logger?.error({ redis: this.address, kind, dropped: total }, 'writes dropped while Redis was unreachable');
   }
 
-  /** Notes a failed command: logs the outage once. */
+  /**
+   * Notes a failed command: logs the outage once. A Cluster's answer about one slot (`TRYAGAIN` while a
+   * slot migrates, `CLUSTERDOWN`, too many redirections) fails that command only: the other slots, on
+   * other masters, still answer, so the store is not down for them.
+   */
   failed(error: unknown): void {
+    if (this.topology === 'cluster' && /^(TRYAGAIN|CLUSTERDOWN|Too many Cluster redirections)/.test((error as Error).message ?? '')) return;
     this.#wentDown((error as { code?: string }).code ?? (error as Error).message ?? 'command failed');
   }
 
