@@ -21,6 +21,10 @@ import { startFleet, type Fleet, type FleetInstance } from './fleet.js';
 import { startFleetLoad, type FleetLoad } from './fleet-load.js';
 import { startSingleRedis } from './fleet-store.js';
 
+// Three instances start from the TypeScript sources and four faults run under load, on CI's two cores
+// beside other test files: well within this, and well beyond the suite's default per-file timeout.
+t.setTimeout(480_000);
+
 for (const [tool, available] of [['redis-server', await redisAvailable()], ['haproxy', await haproxyAvailable()]] as const) {
   if (!available) {
     t.fail(`${tool} is not installed (apt-get install ${tool}); the fleet test needs it`);

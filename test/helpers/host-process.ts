@@ -36,7 +36,7 @@ function killGroup(pid: number): void {
 }
 
 function groupWatchdog(pid: number): { release(): void } {
-  const watchdog = spawn('/bin/sh', ['-c', 'read _tollgate; kill -9 -- "-$0" 2>/dev/null', String(pid)], { stdio: ['pipe', 'ignore', 'ignore'] });
+  const watchdog = spawn('/bin/sh', ['-c', 'read _tollgate; kill -9 "-$0" 2>/dev/null', String(pid)], { stdio: ['pipe', 'ignore', 'ignore'] });
   watchdog.on('error', () => { /* no sh: the exit hook still applies */ });
   watchdog.unref();
   watchdog.stdin?.on('error', () => { /* the watchdog went away */ });
