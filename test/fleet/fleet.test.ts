@@ -1,0 +1,222 @@
+/**
+ * The fleet test: gateway instances on hosts of their own (network namespaces where the test may create
+ * them, loopback addresses otherwise), each running `tollgate start`, behind HAProxy, sharing Redis and
+ * one Anvil node. Under HTTP and WebSocket load through HAProxy, one fault at a time: a Redis master
+ * killed, a worker killed (with workers), a whole instance killed, a master stalled past the command
+ * timeout. After each, a table row, and for each key: credits charged = results delivered (plus at most
+ * the calls lost in flight with a dead instance: the crash window), usage = calls answered (within the
+ * same window), no key spent beyond its balance, every client-visible error of a documented kind.
+ *
+ * Parameters (environment): TOLLGATE_FLEET_WORKERS (workers per instance, default 1),
+ * TOLLGATE_FLEET_HOSTS (`auto`, `netns` or `loopback`), TOLLGATE_FLEET_FAULTS (only the faults whose
+ * names contain one of these comma-separated words).
+ */
+import t, { type Test } from 'tap';
+import { haproxyAvailable } from '../helpers/haproxy.js';
+import { redisAvailable } from '../helpers/redis-server.js';
+import { steady, until } from '../helpers/until.js';
+import { childProcesses } from '../helpers/processes.js';
+import { documentedErrorKinds } from './documented-errors.js';
+import { startFleet, type Fleet, type FleetInstance } from './fleet.js';
+import { startFleetLoad, type FleetLoad } from './fleet-load.js';
+import { startSingleRedis } from './fleet-store.js';
+
+// Three instances start from the TypeScript sources and four faults run under load, on CI's two cores
+// beside other test files: well within this, and well beyond the suite's default per-file timeout.
+t.setTimeout(480_000);
+
+for (const [tool, available] of [['redis-server', await redisAvailable()], ['haproxy', await haproxyAvailable()]] as const) {
+  if (!available) {
+    t.fail(`${tool} is not installed (apt-get install ${tool}); the fleet test needs it`);
+    process.exit(1);
+  }
+}
+
+const INSTANCES = 3;
+const WORKERS = Number(process.env.TOLLGATE_FLEET_WORKERS ?? 1);
+const METHOD = 'eth_blockNumber';
+const COST = 80; // credits of eth_blockNumber
+const COMMAND_TIMEOUT_MS = 200;
+const USAGE_FLUSH_MS = 20;
+const SMALL_BALANCE_CALLS = 150;
+const HTTP_LOOPS = 6;
+const WS_CONNECTIONS = 3;
+const WS_IN_FLIGHT = 4;
+/** Results delivered before a fault, and again after it, so that each fault strikes (and is left) under load. */
+const CALLS_AROUND_FAULT = 300;
+
+interface Fault {
+  readonly name: string;
+  /** Strikes under `load`; resolves once the fleet is whole again, with the instance killed (if one was) and when. */
+  run(fleet: Fleet, load: FleetLoad): Promise<{ killed?: FleetInstance; at?: number }>;
+}
+
+const allFaults: Fault[] = [
+  {
+    name: 'Redis master SIGKILL',
+    async run(fleet, load) {
+      const master = await fleet.store.master();
+      const refused = refusals(load);
+      await master.process.killGroup();
+      if (!fleet.store.failsOver) await until('calls refused while the store has no primary', () => refusals(load) - refused >= 20);
+      await fleet.store.revive(master);
+      return {};
+    },
+  },
+  ...(WORKERS > 1
+    ? [{
+        name: 'worker SIGKILL',
+        async run(fleet: Fleet) {
+          const instance = fleet.instances[0]!;
+          const worker = childProcesses(instance.process.pid).find((child) => child.command === 'node');
+          if (worker === undefined) throw new Error(`no worker process under ${instance.name}`);
+          const at = Date.now();
+          process.kill(worker.pid, 'SIGKILL');
+          // The primary replaces it: the instance has its workers again.
+          await until('the killed worker to be replaced', () => {
+            const workers = childProcesses(instance.process.pid).filter((child) => child.command === 'node');
+            return workers.length === WORKERS && workers.every((w) => w.pid !== worker.pid);
+          }, 30_000);
+          return { killed: instance, at };
+        },
+      }]
+    : []),
+  {
+    name: 'instance SIGKILL',
+    async run(fleet) {
+      const instance = fleet.instances[1]!;
+      const at = Date.now();
+      await instance.process.killGroup();
+      await until('HAProxy to take the dead instance out', async () => (await fleet.balancer.serverStates())[instance.name]?.startsWith('DOWN') === true);
+      await fleet.restart(instance);
+      return { killed: instance, at };
+    },
+  },
+  {
+    name: `Redis master SIGSTOP > ${COMMAND_TIMEOUT_MS} ms`,
+    async run(fleet, load) {
+      const master = await fleet.store.master();
+      const refused = refusals(load);
+      const stoppedAt = Date.now();
+      master.process.signal('SIGSTOP');
+      try {
+        // Stalled past the command timeout several times over, and felt by the clients.
+        await until('calls refused during the stall', () => refusals(load) - refused >= 20 && Date.now() - stoppedAt >= 5 * COMMAND_TIMEOUT_MS);
+      } finally {
+        master.process.signal('SIGCONT');
+      }
+      return {};
+    },
+  },
+];
+
+// TOLLGATE_FLEET_FAULTS=<words> runs only the faults whose names contain one of them (when looking into one).
+const only = process.env.TOLLGATE_FLEET_FAULTS?.split(',').map((w) => w.trim().toLowerCase());
+const faults = allFaults.filter((f) => only === undefined || only.some((w) => f.name.toLowerCase().includes(w)));
+
+/** Calls refused because the store was unreachable (METERING_UNAVAILABLE), over both transports. */
+function refusals(load: FleetLoad): number {
+  return load.errors('rpc -33507/503') + load.errors('rpc -33507/ws');
+}
+
+function keysOf(phase: number): { big: string; small: string } {
+  return { big: `fleet-phase${phase}-big-key-0001`, small: `fleet-phase${phase}-small-key-001` };
+}
+
+const idOf = (key: string): string => key.replace(/-key-\d+$/, '');
+
+const keys = faults.flatMap((_, phase) => {
+  const { big, small } = keysOf(phase);
+  return [{ key: big, id: idOf(big), plan: 'fleet' }, { key: small, id: idOf(small), plan: 'small' }];
+});
+
+const fleet = await startFleet({
+  instances: INSTANCES,
+  workers: WORKERS,
+  store: startSingleRedis,
+  keys,
+  plans: {
+    fleet: { dailyCredits: 1e12, creditsPerSecond: 1e12, failover: false },
+    small: { dailyCredits: SMALL_BALANCE_CALLS * COST, creditsPerSecond: 1e12, failover: false },
+  },
+  redisSettings: { whenUnavailable: 'refuse', commandTimeoutMs: COMMAND_TIMEOUT_MS, usageFlushMs: USAGE_FLUSH_MS },
+  hosts: (process.env.TOLLGATE_FLEET_HOSTS as 'auto' | 'netns' | 'loopback' | undefined) ?? 'auto',
+});
+t.teardown(() => fleet.close());
+const documented = documentedErrorKinds();
+
+const table: string[] = [
+  `Fleet: ${INSTANCES} instances × ${WORKERS} worker(s), ${fleet.network.kind} hosts, Redis ${fleet.store.kind}, HAProxy`,
+  '| Fault | Charged | Delivered | Lost in flight | Usage (calls) | Answered | Errors |',
+  '|---|---|---|---|---|---|---|',
+];
+t.teardown(() => console.log(`[fleet]\n${table.join('\n')}`));
+
+/** Reads the books of `ids` until they hold still (the instances write usage every usageFlushMs). */
+async function settledBooks(ids: readonly string[]): Promise<Awaited<ReturnType<Fleet['books']>>> {
+  let books = await fleet.books(ids, METHOD);
+  await steady('the books to settle', async () => {
+    books = await fleet.books(ids, METHOD);
+    return Object.values(books).reduce((n, b) => n + b.used + b.calls * 1e9, 0);
+  }, 10 * USAGE_FLUSH_MS + 300);
+  return books;
+}
+
+async function underFault(t: Test, phase: number, fault: Fault): Promise<void> {
+  const { big, small } = keysOf(phase);
+  const load = startFleetLoad({
+    socketPath: fleet.balancer.socketPath,
+    network: '/eth',
+    method: METHOD,
+    http: [{ key: big, loops: HTTP_LOOPS }, { key: small, loops: 2 }],
+    ws: [{ key: big, connections: WS_CONNECTIONS, inFlight: WS_IN_FLIGHT }],
+  });
+  let stopped = false;
+  t.teardown(() => (stopped ? undefined : load.stop()));
+  await until('calls before the fault', () => load.delivered() >= CALLS_AROUND_FAULT, 60_000);
+  const outcome = await fault.run(fleet, load);
+  const after = load.delivered();
+  // And the small key spent: its last calls refused for its balance, under whatever the fault left.
+  await until('calls after the fault, and the small key spent', () => load.delivered() >= after + CALLS_AROUND_FAULT && (load.tallies.get(small)?.errors.get('rpc -33000/402') ?? 0) > 0, 60_000);
+  await load.stop();
+  stopped = true;
+
+  const books = await settledBooks([idOf(big), idOf(small)]);
+  const row = { charged: 0, delivered: 0, lost: 0, usage: 0, answered: 0, errors: new Map<string, number>() };
+  for (const key of [big, small]) {
+    const tally = load.tallies.get(key)!;
+    const book = books[idOf(key)]!;
+    const charged = book.used / COST;
+    // Usage the killed instance counted but had not written yet: the calls it answered in its last flush
+    // periods before the kill (the documented crash window; the margin covers the client seeing them later).
+    const unwritten = outcome.killed === undefined || outcome.at === undefined
+      ? 0
+      : load.answers.filter((a) => a.key === key && a.server === outcome.killed!.name && a.at >= outcome.at! - 2 * USAGE_FLUSH_MS - 250).length;
+    row.charged += charged;
+    row.delivered += tally.delivered;
+    row.lost += tally.lost;
+    row.usage += book.calls;
+    row.answered += tally.answered;
+    for (const [kind, n] of tally.errors) row.errors.set(kind, (row.errors.get(kind) ?? 0) + n);
+    t.ok(charged >= tally.delivered, `${key}: every delivered result is charged (${charged} >= ${tally.delivered})`);
+    t.ok(charged <= tally.delivered + tally.lost, `${key}: charged beyond delivered only for calls lost in flight (${charged - tally.delivered} <= ${tally.lost})`);
+    t.ok(book.calls <= tally.answered + tally.lost && book.calls >= tally.answered - unwritten, `${key}: usage counts the calls answered (${book.calls} of ${tally.answered}, ${tally.lost} lost in flight, ${unwritten} unwritten by a killed instance)`);
+    if (outcome.killed === undefined) t.equal(book.credits, book.used, `${key}: usage credits = credits charged`);
+    else t.ok(book.credits <= book.used && book.used - book.credits <= (tally.lost + unwritten) * COST, `${key}: usage credits trail credits charged only by the crash window (${(book.used - book.credits) / COST} calls)`);
+    for (const kind of tally.errors.keys()) t.ok(documented.has(kind), `${key}: "${kind}" is a documented error`);
+  }
+  const smallCharged = books[idOf(small)]!.used / COST;
+  t.ok(smallCharged <= SMALL_BALANCE_CALLS, `the small key is never spent beyond its balance (${smallCharged} of ${SMALL_BALANCE_CALLS} calls)`);
+  t.ok((load.tallies.get(small)!.errors.get('rpc -33000/402') ?? 0) > 0, 'and was refused with CREDITS_EXHAUSTED once spent');
+  if (outcome.killed === undefined) t.equal(row.lost, 0, 'no call was lost without an answer: the gateways answered every one');
+
+  const errors = [...row.errors].sort().map(([kind, n]) => `${kind}: ${n}`).join(', ') || 'none';
+  const line = `| ${fault.name} | ${row.charged} | ${row.delivered} | ${row.lost} | ${row.usage} | ${row.answered} | ${errors} |`;
+  table.push(line);
+  console.log(`[fleet] ${line}`);
+  if (process.env.TOLLGATE_FLEET_FAULTS !== undefined) console.log(fleet.balancer.output());
+}
+
+for (const [phase, fault] of faults.entries()) {
+  t.test(`${fault.name} under HTTP and WebSocket load through HAProxy`, (t) => underFault(t, phase, fault));
+}
