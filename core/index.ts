@@ -53,6 +53,8 @@ export { objectMembers, arrayElements, memberRange, type JsonMember } from './le
 export type { JsonRpcId, JsonRpcResponse, JsonRpcSuccess, JsonRpcFailure, JsonRpcErrorObject } from './leaves/jsonrpc/types.js';
 export { UpstreamFailure, type FailureKind } from './leaves/upstream-failure.js';
 export type { UpstreamSelector, UpstreamStatus } from './model/selector.js';
+export type { SharedHeads, HeadKey, HeadListener, AnswerHead } from './model/shared-heads.js';
+export { MemorySharedHeads } from './implementations/upstream/memory-shared-heads.js';
 export { networkUnavailable } from './implementations/upstream/unavailable.js';
 export { probeUpstream, type ProbeOutcome, type ProbeOptions } from './implementations/upstream/probe.js';
 export type { KeyStore, ApiKeyRecord, Plan } from './model/keys.js';

@@ -11,6 +11,7 @@ import type { CancelSignal } from '../leaves/cancel-signal.js';
 import { Errors } from '../leaves/errors/catalog.js';
 import type { NetworkConfig } from '../leaves/config/types.js';
 import type { SubscriptionSupport } from './subscription.js';
+import type { AnswerHead } from './shared-heads.js';
 
 /** What the client sent to authenticate: the key from the URL, and for some APIs a secret. */
 export interface Credentials {
@@ -292,6 +293,13 @@ export interface MethodDefinition {
    * the call (a capped value), or return nothing to send it unchanged.
    */
   readonly limits?: (input: LimitsInput) => MaybePromise<unknown>;
+  /**
+   * The chain head an answer shows the client, when it shows one (a "current height" method, the block
+   * a `latest` tag resolved to): the gateway never lets a client see a head below one any upstream of
+   * the deployment has already shown in the same scope. An answer below it is not passed on: the call
+   * moves to another node, or ends with `UPSTREAM_BEHIND` (see {@link AnswerHead}).
+   */
+  readonly answerHead?: (result: unknown, params: unknown) => AnswerHead | undefined;
   /** Inspects the upstream's answer; throw a {@link GatewayError} to replace it with an error. */
   readonly checkResult?: (response: JsonRpcResponse, ctx: RequestContext) => void;
   /** One line for the docs. */

@@ -11,6 +11,7 @@ import { EVM_METHODS } from './methods.js';
 import { EVM_SUBSCRIPTION_METHODS, evmSubscriptions } from './subscriptions/index.js';
 import { blockNumberHead, isRevert } from './answers.js';
 import type { EvmSettings } from './options.js';
+import { EVM_ANSWER_HEADS } from './answer-heads.js';
 
 /** The name of the family, as networks reference it in the config (`families: [evm]`). */
 export const EVM_FAMILY_NAME = 'evm';
@@ -41,7 +42,7 @@ export function createEvmFamily(settings: EvmSettings): NetworkFamily {
   const hooks = limitsHooks(settings);
   return {
     name: EVM_FAMILY_NAME,
-    methods: [...EVM_METHODS.map((method) => ({ ...method, ...hooks[method.name] })), ...EVM_SUBSCRIPTION_METHODS],
+    methods: [...EVM_METHODS.map((method) => ({ ...method, ...hooks[method.name], ...EVM_ANSWER_HEADS[method.name] })), ...EVM_SUBSCRIPTION_METHODS],
     probe: { method: 'eth_blockNumber', params: [], head: blockNumberHead },
     isCallError: isRevert,
     subscriptions: evmSubscriptions(),
