@@ -5,6 +5,9 @@ import { startGatewayProcess, type GatewayProcess } from './helpers/gateway-proc
 import { redisAvailable, startRedisServer } from './helpers/redis-server.js';
 import { post, rpc } from './helpers/json-rpc.js';
 import { until } from './helpers/until.js';
+import { startTestGateway } from './helpers/gateway.js';
+import { httpTransport } from '../plugins/http/index.js';
+import { evmFamily } from '../plugins/evm/index.js';
 
 // Two Anvil nodes of one chain (same genesis), the first 10 blocks ahead, both primaries of one network,
 // behind gateway processes that share one Redis: the issue's scenario, on real nodes and real processes.
@@ -96,4 +99,30 @@ t.test('a client polling eth_blockNumber through two instances while the leading
   t.same([...new Set(errors.map((p) => p.code))].filter((c) => c !== -33503 && c !== -33505), [], 'meanwhile only retryable errors (-33503 unavailable, -33505 behind)');
   t.ok(polls.slice(killedAt).some((p) => p.head === undefined), 'the follower\'s older head was refused after the kill');
   t.ok(polls.some((p) => p.gateway === 0 && p.head === 12) && polls.some((p) => p.gateway === 1 && p.head === 12), 'both instances serve again');
+});
+
+t.test('a node within maxLagBlocks but behind the head shown: head answers get -33505, other calls are served', async (t) => {
+  const [a, b] = (await Promise.all([startAnvil(GENESIS), startAnvil(GENESIS)])) as [AnvilInstance, AnvilInstance];
+  t.teardown(() => Promise.all([a.stop(), b.stop()]));
+  await Promise.all([a.rpc('anvil_mine', ['0xa']), b.rpc('anvil_mine', ['0x7'])]);
+  const gw = await startTestGateway({ ...config, plugins: {}, networks: [{ name: 'eth', families: ['evm'], upstreams: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }] }] }, [httpTransport(), evmFamily()]);
+  t.teardown(() => gw.close());
+  const call = async (method: string, params: unknown[]): Promise<{ status: number; result?: unknown; error?: { code: number; message: string }; retryAfter?: unknown }> => {
+    const answer = await post(gw.url('eth', KEY), rpc(method, params));
+    return { status: answer.status, retryAfter: answer.headers['retry-after'], ...(answer.json as object) };
+  };
+  await until('the gateway answers head 10', async () => (await call('eth_blockNumber', [])).result === '0xa');
+  t.equal(((await call('eth_getBlockByNumber', ['latest', false])).result as { number: string }).number, '0xa', 'latest is block 10');
+  a.process.kill('SIGKILL');
+  await until('the dead node is out of the route', async () => (await call('eth_getBlockByNumber', ['0x1', false])).status === 200 && (await call('eth_blockNumber', [])).error !== undefined);
+  const blockNumber = await call('eth_blockNumber', []);
+  t.equal(blockNumber.status, 503);
+  t.equal(blockNumber.error?.code, -33505, 'eth_blockNumber: the node\'s head 7 is not passed on');
+  t.match(blockNumber.error?.message, /reached head 10 yet \(the closest is at 7\)/);
+  t.equal(blockNumber.retryAfter, '1', 'retryable');
+  t.equal((await call('eth_getBlockByNumber', ['latest', false])).error?.code, -33505, 'latest resolves to no block older than 10');
+  t.equal(((await call('eth_getBlockByNumber', ['0x1', false])).result as { number: string }).number, '0x1', 'a block by number is served by the node that has it');
+  await b.rpc('anvil_mine', ['0x3']);
+  await until('the follower reached the head', async () => (await call('eth_blockNumber', [])).result === '0xa');
+  t.equal(((await call('eth_getBlockByNumber', ['latest', false])).result as { number: string }).number, '0xa');
 });

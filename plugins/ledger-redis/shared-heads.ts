@@ -58,8 +58,13 @@ export class RedisSharedHeads implements SharedHeads {
   /** Raises the local head at once, and the shared one in Redis (which tells the other instances). */
   offer(key: HeadKey, head: number): void {
     if (!Number.isSafeInteger(head) || head < 0 || !this.#learn(key, head)) return;
+    this.#write(key, head);
+  }
+
+  /** Writes a head to Redis; before the connection is up, {@link RedisSharedHeads.start} writes it. */
+  #write(key: HeadKey, head: number): void {
     const client = this.#client;
-    if (client === undefined) return;
+    if (client === undefined || client.status !== 'ready') return;
     const message = JSON.stringify({ network: key.network, scope: key.scope, head });
     client.tgRaiseHead(this.hashOf(key.network), key.scope, head, this.#channel, message).catch((error: Error) => {
       this.#logger?.debug({ network: key.network, scope: key.scope, head, reason: error.message }, 'shared head not written');
@@ -89,9 +94,18 @@ export class RedisSharedHeads implements SharedHeads {
     });
     await Promise.all([client.connect(), subscriber.connect()]);
     await subscriber.subscribe(this.#channel);
+    await this.#sync();
+    // While the connection was down, rises published were missed and offers were dropped: sync again.
+    client.on('ready', () => void this.#sync().catch(() => undefined));
+  }
+
+  /** Reads the stored heads, then writes those known here that are higher (offered before the connection was up). */
+  async #sync(): Promise<void> {
     await this.#load();
-    // Rises published while the connection was down were missed: read the stored heads again.
-    client.on('ready', () => void this.#load().catch(() => undefined));
+    for (const [id, head] of this.#known) {
+      const [network, scope] = id.split('\u0000') as [string, string];
+      this.#write({ network, scope }, head);
+    }
   }
 
   /** Unsubscribes and closes both connections. */
