@@ -12,6 +12,7 @@ import { EVM_SUBSCRIPTION_METHODS, evmSubscriptions } from './subscriptions/inde
 import { blockNumberHead, isRevert } from './answers.js';
 import type { EvmSettings } from './options.js';
 import { EVM_ANSWER_HEADS } from './answer-heads.js';
+import { resentTransaction } from './resent-transaction.js';
 
 /** The name of the family, as networks reference it in the config (`families: [evm]`). */
 export const EVM_FAMILY_NAME = 'evm';
@@ -29,6 +30,7 @@ function limitsHooks(settings: EvmSettings): Readonly<Record<string, Partial<Met
     }),
     eth_call: { limits: defaultBlock(OPTIONAL_BLOCK_POSITION.eth_call!, capGas) },
     eth_estimateGas: { limits: capGas },
+    eth_sendRawTransaction: { onNodeError: resentTransaction },
   };
 }
 
