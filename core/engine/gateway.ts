@@ -16,6 +16,7 @@ import { hashSecretSync } from '../leaves/secret-hash.js';
 import { MemoryCreditLedger } from '../implementations/metering/memory-credit-ledger.js';
 import { MemoryRateLimiter } from '../model/rate-limiter.js';
 import { FailoverSelector } from '../implementations/upstream/failover-selector.js';
+import { MemorySharedHeads } from '../implementations/upstream/memory-shared-heads.js';
 import { buildPipeline } from '../pipeline/pipeline.js';
 import { Started } from './started.js';
 import { assemble, assemblyError } from './register-plugins.js';
@@ -132,7 +133,8 @@ function registerCoreDefaults(container: DependencyContainer, config: GatewayCon
   });
   container.register(Tokens.CreditLedger, { useValue: new MemoryCreditLedger() });
   container.register(Tokens.RateLimiter, { useValue: new MemoryRateLimiter() });
-  container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger }) });
+  container.register(Tokens.SharedHeads, { useValue: new MemorySharedHeads() });
+  container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger, sharedHeads: () => container.resolve(Tokens.SharedHeads) }) });
   container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
 }
 
@@ -295,6 +297,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   // Health probes and breaker trials run for the gateway's lifetime; close() stops them.
   await started.start('the upstream selector', () => deps.selector.start?.(networks), () => deps.selector.stop?.());
+  // After the selector listens to them: loading the known heads raises its floors.
+  const heads = container.resolve(Tokens.SharedHeads);
+  await started.start('the shared heads', () => heads.start?.(networks.map((n) => n.name)), () => heads.stop?.());
   return gateway;
 }
 

@@ -16,6 +16,8 @@ import { EVM_METHODS } from './methods.js';
 import { EVM_SUBSCRIPTION_METHODS, evmSubscriptions } from './subscriptions/index.js';
 import { blockNumberHead, isRevert } from './answers.js';
 import type { EvmSettings } from './options.js';
+import { EVM_ANSWER_HEADS } from './answer-heads.js';
+import { resentTransaction } from './resent-transaction.js';
 
 /** The name of the family, as networks reference it in the config (`families: [evm]`). */
 export const EVM_FAMILY_NAME = 'evm';
@@ -39,6 +41,7 @@ function limitsHooks(settings: EvmSettings): Readonly<Record<string, Partial<Met
     },
     eth_call: { limits: defaultBlock(OPTIONAL_BLOCK_POSITION.eth_call!, capGas) },
     eth_estimateGas: { limits: capGas },
+    eth_sendRawTransaction: { onNodeError: resentTransaction },
   };
 }
 
@@ -67,7 +70,7 @@ export function createEvmFamily(settings: EvmSettings): NetworkFamily {
   const hooks = limitsHooks(settings);
   return {
     name: EVM_FAMILY_NAME,
-    methods: methodTable(settings).map((method) => ({ ...method, ...hooks[method.name] })),
+    methods: methodTable(settings).map((method) => ({ ...method, ...hooks[method.name], ...EVM_ANSWER_HEADS[method.name] })),
     probe: { method: 'eth_blockNumber', params: [], head: blockNumberHead },
     // A node's "range too wide" is its answer to the query, never a provider's capacity error to fail over on.
     isCallError: (error) => isRevert(error) || isRangeTooWide(error),
