@@ -125,6 +125,30 @@ function checkPlugins(plugins: readonly TollgatePlugin[]): void {
   }
 }
 
+/**
+ * A gateway's own container with the core's defaults, which plugins may replace or build on: the clock,
+ * the logger, the config's keys, and in-memory ledger, rate limiter and usage. No I/O.
+ */
+export function coreContainer(config: GatewayConfig, clock: Clock, logger: Logger): DependencyContainer {
+  const container = rootContainer.createChildContainer();
+  container.register(Tokens.Clock, { useValue: clock });
+  container.register(Tokens.Logger, { useValue: logger });
+  // Only the scrypt hash of a key's secret is kept, in the key store and in the (copied) resolved config alike.
+  for (const k of config.keys) {
+    if (k.secret === undefined) continue;
+    k.secretHash ??= hashSecretSync(k.secret);
+    delete k.secret;
+  }
+  container.register(Tokens.KeyStore, {
+    useValue: new StaticKeyStore(config.keys.map((k) => [k.key, { id: keyIdOf(k.key, k.id), plan: k.plan, settings: k.settings, secretHash: k.secretHash }] as const)),
+  });
+  container.register(Tokens.CreditLedger, { useValue: new MemoryCreditLedger() });
+  container.register(Tokens.RateLimiter, { useValue: new MemoryRateLimiter() });
+  container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger }) });
+  container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
+  return container;
+}
+
 /** Every plugin's bindings, then the checks that need them all; nothing here opens a file or a socket. */
 function registerPlugins(container: DependencyContainer, plugins: readonly TollgatePlugin[], config: GatewayConfig): Map<string, NetworkFamily> {
   for (const plugin of plugins) {
@@ -176,24 +200,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const plugins = options.plugins ?? [];
   checkPlugins(plugins);
 
-  const container = rootContainer.createChildContainer();
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? pino({ level: config.log.level, base: { service: 'tollgate' } });
-  container.register(Tokens.Clock, { useValue: clock });
-  container.register(Tokens.Logger, { useValue: logger });
-  // Only the scrypt hash of a key's secret is kept, in the key store and in the (copied) resolved config alike.
-  for (const k of config.keys) {
-    if (k.secret === undefined) continue;
-    k.secretHash ??= hashSecretSync(k.secret);
-    delete k.secret;
-  }
-  container.register(Tokens.KeyStore, {
-    useValue: new StaticKeyStore(config.keys.map((k) => [k.key, { id: keyIdOf(k.key, k.id), plan: k.plan, settings: k.settings, secretHash: k.secretHash }] as const)),
-  });
-  container.register(Tokens.CreditLedger, { useValue: new MemoryCreditLedger() });
-  container.register(Tokens.RateLimiter, { useValue: new MemoryRateLimiter() });
-  container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger }) });
-  container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
+  const container = coreContainer(config, clock, logger);
   const families = registerPlugins(container, plugins, config);
   const transports = resolveAllOptional<Transport>(container, Tokens.Transport);
 

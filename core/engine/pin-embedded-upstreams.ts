@@ -1,8 +1,10 @@
-import { container as rootContainer } from 'tsyringe';
+import { pino } from 'pino';
 import type { GatewayConfig, GatewayConfigInput } from '../leaves/config/types.js';
 import { resolveConfig } from '../leaves/config/load-config.js';
 import { Tokens, type TollgatePlugin } from '../model/plugin.js';
 import { EmbeddedUpstreams } from '../implementations/embedded-upstreams.js';
+import { systemClock } from '../leaves/clock.js';
+import { coreContainer } from './gateway.js';
 
 /** A configuration whose embedded upstreams run, and how to stop them. */
 export interface PinnedUpstreams {
@@ -17,7 +19,8 @@ export interface PinnedUpstreams {
  * plugins that provide them, and returns the configuration pointing at them by URL. For several gateways
  * (worker processes) that must share one embedded node rather than start one each: the process that
  * owns the nodes pins them, and every gateway is built from the pinned configuration. Plugins are only
- * registered (bindings, no I/O) into a container of their own; nothing else of them starts.
+ * registered (bindings, no I/O) into a container of their own; nothing else of them starts. The keys'
+ * secrets stay as given (a gateway built from the pinned configuration hashes them).
  *
  * @example
  * ```ts
@@ -28,7 +31,8 @@ export interface PinnedUpstreams {
  */
 export async function pinEmbeddedUpstreams(input: GatewayConfigInput | GatewayConfig, plugins: readonly TollgatePlugin[]): Promise<PinnedUpstreams> {
   const config = resolveConfig(input);
-  const container = rootContainer.createChildContainer();
+  // A throwaway container, as a gateway's would be, so that plugins register exactly as they do in one.
+  const container = coreContainer(resolveConfig(input), systemClock, pino({ level: 'silent' }));
   for (const plugin of plugins) plugin.register(container, config);
   const providers = container.isRegistered(Tokens.EmbeddedUpstream, true) ? container.resolveAll(Tokens.EmbeddedUpstream) : [];
   const embedded = new EmbeddedUpstreams(providers);

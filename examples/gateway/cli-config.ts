@@ -5,7 +5,7 @@ import { applyStoreFlags } from './store-flags.js';
 
 /**
  * The configuration a command works with: the `--config` file, or the demo's without one; then the
- * flags and environment on top (`--port`/`PORT`, `--host`, `--log-level`, the store's `--data-dir` and
+ * flags and environment on top (`--port`/`PORT`, `--host`, `--log-level`, `--workers`, the store's `--data-dir` and
  * `--redis`). Throws {@link ConfigError} for an invalid file, another error for one that cannot be read.
  */
 export async function loadCliConfig(cli: CliOptions, env: Readonly<Record<string, string | undefined>> = process.env): Promise<GatewayConfig> {
@@ -14,6 +14,7 @@ export async function loadCliConfig(cli: CliOptions, env: Readonly<Record<string
   if (port !== undefined) config.server.port = port;
   if (cli.host !== undefined) config.server.host = cli.host;
   if (cli.logLevel !== undefined) config.log.level = cli.logLevel;
+  if (cli.workers !== undefined) config.server.workers = cli.workers;
   applyStoreFlags(config, cli, env);
   return config;
 }

@@ -8,6 +8,8 @@ export interface GroupState {
   readonly serving: number;
   /** Whether the group is shutting down. */
   readonly draining: boolean;
+  /** Workers replaced after they died, since the group started. */
+  readonly restarts: number;
 }
 
 /** A question for the other side (`topic` names the answer handler), answered once by an {@link AnswerMessage}. */
@@ -26,14 +28,15 @@ export interface AnswerMessage {
   readonly error?: string;
 }
 
-/** Primary → worker: what to serve (sent once after the fork), then the group's state and the order to drain. */
+/** Primary → worker: what to serve (the answer to its hello), then the group's state and the order to drain. */
 export type PrimaryMessage =
   | { readonly tollgate: 'start'; readonly data: unknown; readonly worker: number }
   | { readonly tollgate: 'group'; readonly state: GroupState }
   | { readonly tollgate: 'drain' };
 
-/** Worker → primary: serving, or could not start. */
+/** Worker → primary: ready to be told what to serve, then serving, or could not start. */
 export type WorkerMessage =
+  | { readonly tollgate: 'hello' }
   | { readonly tollgate: 'serving' }
   | { readonly tollgate: 'failed'; readonly reason: string };
 

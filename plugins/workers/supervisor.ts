@@ -108,6 +108,7 @@ export function superviseWorkers(options: SupervisorOptions): WorkerGroup {
   const restarts = new Set<NodeJS.Timeout>();
   const handlers = new Map<string, AnswerHandler>();
   let draining = false;
+  let restartCount = 0;
   let stopping: Promise<number> | undefined;
   let resolveStopped!: (code: number) => void;
   const stopped = new Promise<number>((resolve) => (resolveStopped = resolve));
@@ -117,7 +118,7 @@ export function superviseWorkers(options: SupervisorOptions): WorkerGroup {
   serving.catch(() => undefined);
   const everServed = new Set<number>();
 
-  const state = (): GroupState => ({ workers: options.workers, serving: [...members.values()].filter((m) => m.serving).length, draining });
+  const state = (): GroupState => ({ workers: options.workers, serving: [...members.values()].filter((m) => m.serving).length, draining, restarts: restartCount });
   const broadcast = (): void => {
     const message: PrimaryMessage = { tollgate: 'group', state: state() };
     for (const member of members.values()) if (member.worker.isConnected()) member.worker.send(message);
@@ -147,12 +148,13 @@ export function superviseWorkers(options: SupervisorOptions): WorkerGroup {
       serving: false,
     };
     members.set(slot, member);
-    worker.once('online', () => worker.send({ tollgate: 'start', data: options.data ?? null, worker: slot } satisfies PrimaryMessage));
     worker.on('message', (message: unknown) => {
       if (!isTollgateMessage(message)) return;
       const m = message as AskMessage | AnswerMessage | WorkerMessage;
       if (m.tollgate === 'ask') void member.channel.receiveQuestion(m, handlers);
       else if (m.tollgate === 'answer') member.channel.receiveAnswer(m);
+      // The worker listens now: messages sent before would have been lost.
+      else if (m.tollgate === 'hello') worker.send({ tollgate: 'start', data: options.data ?? null, worker: slot } satisfies PrimaryMessage);
       else if (m.tollgate === 'serving') {
         member.serving = true;
         everServed.add(slot);
@@ -187,7 +189,9 @@ export function superviseWorkers(options: SupervisorOptions): WorkerGroup {
       broadcast();
       const timer = setTimeout(() => {
         restarts.delete(timer);
-        if (!draining) fork(slot);
+        if (draining) return;
+        restartCount++;
+        fork(slot);
       }, delayMs);
       restarts.add(timer);
     });

@@ -47,7 +47,7 @@ export async function runWorker<T = unknown>(serve: (data: T, membership: Worker
   const send = (message: WorkerMessage | AskMessage | AnswerMessage): boolean => process.connected && process.send!(message);
   const channel = new AskChannel(send);
   const handlers = new Map<string, AnswerHandler>();
-  let state: GroupState = { workers: 1, serving: 0, draining: false };
+  let state: GroupState = { workers: 1, serving: 0, draining: false, restarts: 0 };
   let served: Closable | undefined;
   let closing = false;
 
@@ -75,6 +75,7 @@ export async function runWorker<T = unknown>(serve: (data: T, membership: Worker
       else if (m.tollgate === 'ask') void channel.receiveQuestion(m, handlers);
       else if (m.tollgate === 'answer') channel.receiveAnswer(m);
     });
+    send({ tollgate: 'hello' });
   });
   membership = {
     worker: start.worker,
