@@ -28,6 +28,7 @@ import 'reflect-metadata';
 
 export { instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
 export { createGateway, checkGateway, keyIdOf, PluginError, type PluginErrorCode, type PluginErrorOptions, type Gateway, type GatewayOptions, type HandleRequest } from './engine/gateway.js';
+export { pinEmbeddedUpstreams, type PinnedUpstreams } from './engine/pin-embedded-upstreams.js';
 export { type MountOptions, type MountedGateway, type NextHandler } from './leaves/mount.js';
 export { InFlightResponses } from './leaves/in-flight.js';
 export type { CancelSignal } from './leaves/cancel-signal.js';

@@ -116,10 +116,12 @@ export function keyIdOf(key: string, id?: string): string {
 }
 
 /**
- * The core's own bindings, which plugins may replace: clock, logger, the config's keys, and the in-memory
- * ledger, rate limiter, upstream selector and usage recorder. Constructs them only; none starts anything.
+ * A gateway's own container with the core's bindings, which plugins may replace: clock, logger, the
+ * config's keys, and the in-memory ledger, rate limiter, shared heads, upstream selector and usage
+ * recorder. Constructs them only; none starts anything.
  */
-function registerCoreDefaults(container: DependencyContainer, config: GatewayConfig, clock: Clock, logger: Logger): void {
+export function coreContainer(config: GatewayConfig, clock: Clock, logger: Logger): DependencyContainer {
+  const container = rootContainer.createChildContainer();
   container.register(Tokens.Clock, { useValue: clock });
   container.register(Tokens.Logger, { useValue: logger });
   // Only the scrypt hash of a key's secret is kept, in the key store and in the (copied) resolved config alike.
@@ -136,6 +138,7 @@ function registerCoreDefaults(container: DependencyContainer, config: GatewayCon
   container.register(Tokens.SharedHeads, { useValue: new MemorySharedHeads() });
   container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger, sharedHeads: () => container.resolve(Tokens.SharedHeads) }) });
   container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
+  return container;
 }
 
 /**
@@ -164,10 +167,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const config = resolveConfig(options.config);
   const plugins = options.plugins ?? [];
 
-  const container = rootContainer.createChildContainer();
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? pino({ level: config.log.level, base: { service: 'tollgate' } });
-  registerCoreDefaults(container, config, clock, logger);
+  const container = coreContainer(config, clock, logger);
   // Every problem at once (each plugin's settings, the families and embedded upstreams networks name).
   const { families, problems } = assemble(container, plugins, config);
   if (problems.length > 0) throw assemblyError(problems);

@@ -7,8 +7,8 @@ import { configFileOf } from './config-file.js';
 /**
  * The configuration a command works with: the `--config` file (else `TOLLGATE_CONFIG`'s), or the demo's
  * without one or with `demo` set; then the flags and environment on top (`--port`/`PORT`, `--host`,
- * `--log-level`, the store's `--data-dir` and `--redis`). Throws {@link ConfigError} for an invalid file,
- * another error for one that cannot be read.
+ * `--log-level`, `--workers`, the store's `--data-dir` and `--redis`). Throws {@link ConfigError} for an
+ * invalid file, another error for one that cannot be read.
  */
 export async function loadCliConfig(cli: CliOptions, env: Readonly<Record<string, string | undefined>> = process.env, demo = false): Promise<GatewayConfig> {
   const file = demo ? undefined : configFileOf(cli, env);
@@ -17,6 +17,7 @@ export async function loadCliConfig(cli: CliOptions, env: Readonly<Record<string
   if (port !== undefined) config.server.port = port;
   if (cli.host !== undefined) config.server.host = cli.host;
   if (cli.logLevel !== undefined) config.log.level = cli.logLevel;
+  if (cli.workers !== undefined) config.server.workers = cli.workers;
   applyStoreFlags(config, cli, env);
   return config;
 }

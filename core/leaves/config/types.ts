@@ -149,6 +149,10 @@ export interface ServerConfig {
   batchConcurrency: number;
   /** Whether responses carry the `X-Tollgate-Upstream` header naming the upstream that served. */
   servedByHeader: boolean;
+  /** Worker processes serving the port (bundled gateway); `auto`: one per available core. */
+  workers: number | 'auto';
+  /** How long stopping the workers may take before those still running are killed, in ms. */
+  drainTimeoutMs: number;
 }
 
 /** Defaults for every upstream. */
