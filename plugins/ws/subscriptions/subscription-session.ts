@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { WebSocket } from 'ws';
+import type { ClientSocket } from '../client-socket.js';
 import { ContextKey, Errors, GatewayError, isPromise, type ApiKeyRecord, type EventCharge, type GatewayRuntime, type MeteredEvent, type Plan, type RequestContext, type StreamRequest, type SubscriptionSupport, keyOf, planOf } from '../../../core/index.js';
 import type { HubMember, StreamHub } from './stream-hub.js';
 import type { SubscriptionService } from './subscription-service.js';
@@ -104,7 +104,7 @@ interface Waiting {
 export class SubscriptionSession {
   readonly #service: SubscriptionService;
   readonly #gateway: GatewayRuntime;
-  readonly #socket: WebSocket;
+  readonly #socket: ClientSocket;
   readonly #closeConnection: CloseConnection;
   readonly #cork: CorkConnection | undefined;
   readonly #subscriptions = new Map<string, ClientSubscription>();
@@ -125,7 +125,7 @@ export class SubscriptionSession {
     this.#pump();
   };
 
-  constructor(service: SubscriptionService, gateway: GatewayRuntime, socket: WebSocket, closeConnection: CloseConnection, cork?: CorkConnection) {
+  constructor(service: SubscriptionService, gateway: GatewayRuntime, socket: ClientSocket, closeConnection: CloseConnection, cork?: CorkConnection) {
     this.#service = service;
     this.#gateway = gateway;
     this.#socket = socket;
