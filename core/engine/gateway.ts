@@ -331,7 +331,6 @@ export function checkGateway(options: Pick<GatewayOptions, 'config' | 'plugins'>
     if (error instanceof ConfigError) return [...error.problems];
     throw error;
   }
-  const container = rootContainer.createChildContainer();
-  registerCoreDefaults(container, config, systemClock, pino({ level: 'silent' }));
+  const container = coreContainer(config, systemClock, pino({ level: 'silent' }));
   return assemble(container, options.plugins ?? [], config).problems.map((p) => p.line);
 }
