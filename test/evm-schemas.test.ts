@@ -290,6 +290,49 @@ const examples: Record<string, Examples> = {
       [['0x1', '0x2'], 'too many arguments, want at most 1'],
     ],
   },
+  eth_getProof: merge(blockIdExamples([ADDRESS, ['0x0']], 2, 'block'), {
+    valid: [[ADDRESS, []], [ADDRESS, [HASH, '0x1'], 'latest']],
+    invalid: [
+      [[ADDRESS], 'missing value for required argument 1 (storageKeys)'],
+      [[ADDRESS, '0x0'], 'invalid argument 1 (storageKeys): must be array'],
+      [[ADDRESS, [`${HASH}00`]], 'invalid argument 1 (storageKeys): 0 must be a storage slot (hex, at most 32 bytes)'],
+      [['0x12', []], `invalid argument 0 (address): ${M.address}`],
+    ],
+  }),
+  eth_getStorageValues: merge(blockIdExamples([{ [ADDRESS]: ['0x0'] }], 1, 'block'), {
+    valid: [[{ [ADDRESS]: [HASH] }], [{}, 'latest']],
+    invalid: [
+      [[], 'missing value for required argument 0 (slots)'],
+      [[{ '0x12': [HASH] }], `invalid argument 0 (slots): ${M.address}`],
+      [[{ [ADDRESS]: HASH }], 'invalid argument 0 (slots): ' + ADDRESS + ' must be array'],
+    ],
+  }),
+  eth_simulateV1: merge(blockIdExamples([{ blockStateCalls: [] }], 1, 'block'), {
+    valid: [[{ blockStateCalls: [{ calls: [{ to: ADDRESS }] }], validation: true, traceTransfers: null }]],
+    invalid: [
+      [[{}], 'invalid argument 0 (payload): missing required field "blockStateCalls"'],
+      [[{ blockStateCalls: {} }], 'invalid argument 0 (payload): blockStateCalls must be array'],
+      [[{ blockStateCalls: [], validation: 'yes' }], 'invalid argument 0 (payload): validation must be boolean or null'],
+    ],
+  }),
+  eth_fillTransaction: {
+    valid: [[{ from: ADDRESS, to: ADDRESS, value: '0x1' }]],
+    invalid: [
+      [[], 'missing value for required argument 0 (transaction)'],
+      [[{ to: '0x12' }], `invalid argument 0 (transaction): to ${M.address}`],
+    ],
+  },
+  eth_baseFee: noParams,
+  eth_blobBaseFee: noParams,
+  eth_config: noParams,
+  eth_capabilities: noParams,
+  eth_getBlockAccessList: blockIdExamples([], 0, 'block'),
+  // Refused before their params are looked at (see the validate stage): any params pass the schema.
+  eth_sign: { valid: [[ADDRESS, '0x00'], []], invalid: [] },
+  eth_signTransaction: { valid: [[{ from: ADDRESS }]], invalid: [] },
+  eth_sendTransaction: { valid: [[{ from: ADDRESS, to: ADDRESS }]], invalid: [] },
+  eth_accounts: { valid: [[]], invalid: [] },
+  eth_coinbase: { valid: [[]], invalid: [] },
   eth_sendRawTransaction: {
     valid: [['0x02f86c0180843b9aca00'], ['0x']],
     invalid: [
@@ -322,6 +365,10 @@ t.test('the spec methods carry the spec credits and policies', async (t) => {
   }
   t.same(table.eth_sendRawTransaction, { credits: 720, failover: false, idempotent: false });
   for (const method of family.methods) {
+    if (method.refused !== undefined) {
+      t.match(method.refused, /\w+/, `${method.name} says why it is refused`);
+      continue;
+    }
     t.ok(Number.isInteger(method.credits) && method.credits > 0, `${method.name} has a positive credit cost`);
     const positions = (method.params as { prefixItems?: unknown[] }).prefixItems?.length ?? 0;
     t.equal(method.paramNames?.length, positions, `${method.name} names each parameter`);

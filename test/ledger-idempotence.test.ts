@@ -34,12 +34,13 @@ t.test('redis: scripts apply each debit, refund, settlement and usage write at m
   await store.open();
   t.teardown(() => store.close());
   const client = store.connection.client;
-  const balance = 'once:bal:2026-05-01:k';
-  const marker = (id: string): string => `once:once:${id}`;
+  const balance = 'once:bal:2026-05-01:{k}';
+  const marker = (id: string): string => `once:once:{k}:${id}`;
   const WINDOW = 60_000;
 
   t.same(await client.tgDebit(balance, marker('d1'), 80, 1000, 86_400_000, WINDOW), [1, 80], 'a debit is taken');
-  t.same(await client.tgDebit(balance, marker('d1'), 80, 1000, 86_400_000, WINDOW), [2, 80], 'the same id again changes nothing');
+  t.same(await client.tgDebit(balance, marker('d1'), 80, 1000, 86_400_000, WINDOW), [1, 80], 'the same id again (a resend) answers that it was taken, and changes nothing');
+  t.equal(await client.get(balance), '80');
   await client.tgRefund(balance, marker('d1'), 80, 1, WINDOW);
   await client.tgRefund(balance, marker('d1'), 80, 1, WINDOW);
   t.equal(await client.get(balance), '0', 'its refund, sent twice, gives back once');
@@ -55,7 +56,7 @@ t.test('redis: scripts apply each debit, refund, settlement and usage write at m
   t.equal(await client.tgSettle(balance, marker('s1'), 30, 86_400_000, WINDOW), 30, 'a settlement adds its credits');
   t.equal(await client.tgSettle(balance, marker('s1'), 30, 86_400_000, WINDOW), -1, 'the same settlement again adds nothing');
 
-  const usage = 'once:use:2026-05-01:k';
+  const usage = 'once:use:2026-05-01:{k}';
   t.equal(await client.tgUsage(usage, marker('u1'), 86_400_000, WINDOW, 'eth_call', 3, 240, 10, 0, 0, 0), 1);
   t.equal(await client.tgUsage(usage, marker('u1'), 86_400_000, WINDOW, 'eth_call', 3, 240, 10, 0, 0, 0), 0, 'a usage write sent twice counts once');
   t.same(await store.usage.usage('k', '2026-05-01'), { eth_call: { calls: 3, credits: 240, bytes: 10, failed: 0 } });

@@ -115,9 +115,9 @@ t.test('day keys roll over at 00:00 UTC by the injected clock and expire by them
   t.equal((await post(url, rpc('eth_blockNumber', []))).status, 200, 'the new UTC day has its whole balance');
   const store = await openStore(prefix);
   t.teardown(() => store.close());
-  const ttl = await store.connection.client.pttl(`${prefix}bal:2026-11-22:day`);
+  const ttl = await store.connection.client.pttl(`${prefix}bal:2026-11-22:{day}`);
   t.ok(ttl > 2 * 86_400_000 - 60_000 && ttl <= 2 * 86_400_000 + 1000, `the day's balance key expires about retainDays after the day ended (${ttl} ms)`);
-  t.ok((await store.connection.client.pttl(`${prefix}bal:2026-11-23:day`)) > 2 * 86_400_000, 'and so does the new one');
+  t.ok((await store.connection.client.pttl(`${prefix}bal:2026-11-23:{day}`)) > 2 * 86_400_000, 'and so does the new one');
 });
 
 t.test('Redis killed and restarted mid-load: the refuse policy serves nothing uncharged, then recovers', async (t) => {

@@ -40,10 +40,11 @@ t.teardown(() => rm(work, { recursive: true, force: true }));
 const project = join(work, 'app');
 
 // The packages a consumer adds beside tollgate to use every entry point from TypeScript: the drivers of
-// the plugins (better-sqlite3's types only, as it compiles from source, and no chart.js: a browser
-// file), the compiler and Node's types. Same versions as this repository, so npm's cache serves them.
+// the plugins (not better-sqlite3, which compiles from source, and no chart.js: a browser file), the
+// compiler and Node's types, and no other `@types/*` package: the declarations carry what their public
+// signatures need. Same versions as this repository, so npm's cache serves them.
 const peers = Object.keys(rootPackage.peerDependencies).filter((name) => name !== 'better-sqlite3' && name !== 'chart.js');
-const extras = [...peers, '@types/better-sqlite3', '@types/ws', '@types/node', 'typescript'];
+const extras = [...peers, '@types/node', 'typescript'];
 
 const { stdout: packed } = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, maxBuffer: 32 * 1024 * 1024 });
 const pack = (JSON.parse(packed) as Array<{ filename: string; files: Array<{ path: string }> }>)[0]!;
@@ -129,6 +130,7 @@ t.test('strict TypeScript accepts every public entry point', async (t) => {
     (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
   );
   t.equal(result.code, 0, `tsc: ${result.out}`);
+  t.same(readdirSync(join(project, 'node_modules/@types')), ['node'], 'with no @types package but Node\'s (none for ws or better-sqlite3)');
   t.equal(plugins.length >= 14, true, `every plugin (${plugins.join(', ')})`);
 });
 
@@ -175,14 +177,16 @@ t.test('keys, usage and start from the installed package, on a Redis store', asy
   const anvil = await startAnvil();
   t.teardown(() => anvil.stop());
 
-  const created = await tollgate(['keys', 'create', '--plan', 'growth', '--id', 'consumer', '--redis', redis.url, '--json']);
+  await writeFile(join(project, 'redis-gateway.yaml'), `networks:\n  - name: eth\n    families: [evm]\n    upstreams:\n      - url: ${anvil.url}\n`);
+  // The store commands work for the gateway its configuration describes: the same --config (and --redis) as start.
+  const created = await tollgate(['keys', 'create', '--plan', 'growth', '--id', 'consumer', '--config', 'redis-gateway.yaml', '--redis', redis.url, '--json']);
   t.equal(created.code, 0, created.stderr);
   const { apiKey } = JSON.parse(created.stdout) as { apiKey: string };
-  const listed = await tollgate(['keys', 'list', '--redis', redis.url, '--json']);
+  t.match(created.stderr, `store: Redis at 127.0.0.1:${redis.port}; config: redis-gateway.yaml`, 'it says which store and configuration it used');
+  const listed = await tollgate(['keys', 'list', '--config', 'redis-gateway.yaml', '--redis', redis.url, '--json']);
   t.equal(listed.code, 0, listed.stderr);
   t.ok((JSON.parse(listed.stdout) as { keys: Array<{ id: string }> }).keys.some((key) => key.id === 'consumer'), 'keys list shows the new key');
 
-  await writeFile(join(project, 'redis-gateway.yaml'), `networks:\n  - name: eth\n    families: [evm]\n    upstreams:\n      - url: ${anvil.url}\n`);
   const command = join(project, 'node_modules', '.bin', 'tollgate');
   const gateway = await startServing('tollgate start', project, process.execPath, [command, 'start', '--config', 'redis-gateway.yaml', '--redis', redis.url, '--port', '0'], { NODE_OPTIONS: '' });
   t.teardown(() => gateway.stop());
@@ -190,12 +194,12 @@ t.test('keys, usage and start from the installed package, on a Redis store', asy
     fetch(`${gateway.origin}/eth/v3/${apiKey}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
   const answered = await call();
   t.same(await answered.json(), { jsonrpc: '2.0', id: 1, result: '0x7a69' }, 'the created key answers');
-  const revoked = await tollgate(['keys', 'revoke', 'consumer', '--redis', redis.url]);
+  const revoked = await tollgate(['keys', 'revoke', 'consumer', '--config', 'redis-gateway.yaml', '--redis', redis.url]);
   t.equal(revoked.code, 0, revoked.stderr);
   t.equal((await call()).status, 401, 'the revoked key is refused');
   t.equal(await gateway.stop(), 0, 'SIGTERM stops it cleanly');
 
-  const usage = await tollgate(['usage', 'consumer', '--redis', redis.url, '--json']);
+  const usage = await tollgate(['usage', 'consumer', '--config', 'redis-gateway.yaml', '--redis', redis.url, '--json']);
   t.equal(usage.code, 0, usage.stderr);
   const day = (JSON.parse(usage.stdout) as { days: Array<{ methods: Record<string, { calls: number }>; total: { calls: number } }> }).days[0];
   t.equal(day?.methods['eth_chainId']?.calls, 1, 'usage shows the one call that was answered');

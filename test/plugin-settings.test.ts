@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ConfigError, createGateway, settingsProblems, validateSettings, validateSettingsLayers, type TollgatePlugin } from '../core/index.js';
+import { ConfigError, createGateway, settingsProblems, Tokens, validateSettings, validateSettingsLayers, type TollgatePlugin } from '../core/index.js';
 import { health } from '../plugins/health/index.js';
 import { accessLog, metrics } from '../plugins/metrics/index.js';
 import { admin, resolveAdminSettings } from '../plugins/admin/index.js';
@@ -30,7 +30,9 @@ t.test('validateSettings merges sources in order, fills defaults and names every
 
 async function refusal(plugin: TollgatePlugin, plugins: Record<string, Record<string, unknown>>): Promise<readonly string[]> {
   try {
-    const gateway = await createGateway({ config: { networks: [{ name: 'none', families: ['none'], upstreams: [{ url: 'http://127.0.0.1:9' }] }], plugins }, plugins: [plugin] });
+    // The network's family exists, so that the settings are the only problems the gateway reports.
+    const family: TollgatePlugin = { name: 'none-family', register: (container) => void container.register(Tokens.Family, { useValue: { name: 'none', methods: [] } }) };
+    const gateway = await createGateway({ config: { networks: [{ name: 'none', families: ['none'], upstreams: [{ url: 'http://127.0.0.1:9' }] }], plugins }, plugins: [family, plugin] });
     await gateway.close();
   } catch (error) {
     if (error instanceof ConfigError) return error.problems;

@@ -8,7 +8,6 @@ import type { GatewayConfig, GatewayConfigInput } from '../leaves/config/types.j
 import { ConfigError, resolveConfig } from '../leaves/config/load-config.js';
 import type { RequestContext } from '../model/context.js';
 import { CallContext } from '../implementations/call-context.js';
-import type { NetworkFamily } from '../model/context.js';
 import { NetworkDirectory } from '../model/network-directory.js';
 import { Tokens, type TollgatePlugin, type Transport } from '../model/plugin.js';
 import { systemClock, type Clock } from '../leaves/clock.js';
@@ -17,8 +16,10 @@ import { hashSecretSync } from '../leaves/secret-hash.js';
 import { MemoryCreditLedger } from '../implementations/metering/memory-credit-ledger.js';
 import { MemoryRateLimiter } from '../model/rate-limiter.js';
 import { FailoverSelector } from '../implementations/upstream/failover-selector.js';
-import { buildPipeline, orderStages } from '../pipeline/pipeline.js';
+import { MemorySharedHeads } from '../implementations/upstream/memory-shared-heads.js';
+import { buildPipeline } from '../pipeline/pipeline.js';
 import { Started } from './started.js';
+import { assemble, assemblyError } from './register-plugins.js';
 import type { StageDefinition, StageDependencies } from '../model/stage.js';
 import { createJsonRpcEngine, type JsonRpcInput, type JsonRpcOutput } from './json-rpc-engine.js';
 import type { ContextInit, GatewayRuntime, KeyCheck } from '../model/runtime.js';
@@ -33,7 +34,7 @@ import { createNetworkRpc } from '../pipeline/network-rpc.js';
 import { buildNetworks, type BuiltNetworks } from '../implementations/build-networks.js';
 import { callFinisher } from '../implementations/call-accounting.js';
 import { transportHandlers } from './transport-handlers.js';
-import { createEventMeter } from '../implementations/metering/event-meter.js';
+import { createEventMeter, createEventRefund } from '../implementations/metering/event-meter.js';
 import { usageWriter } from '../implementations/usage-writer.js';
 
 export { PluginError, type PluginErrorCode, type PluginErrorOptions };
@@ -114,39 +115,30 @@ export function keyIdOf(key: string, id?: string): string {
   return id ?? `key-${createHash('sha256').update(key).digest('hex').slice(0, 8)}`;
 }
 
-function checkPlugins(plugins: readonly TollgatePlugin[]): void {
-  const names = new Set<string>();
-  for (const plugin of plugins) {
-    if (names.has(plugin.name)) throw new PluginError(`plugin "${plugin.name}" is registered twice`, { code: 'PLUGIN_CONFLICT', plugin: plugin.name });
-    for (const dependency of plugin.dependsOn ?? []) {
-      if (!names.has(dependency)) throw new PluginError(`plugin "${plugin.name}" needs plugin "${dependency}" registered before it`, { code: 'PLUGIN_CONFLICT', plugin: plugin.name });
-    }
-    names.add(plugin.name);
+/**
+ * A gateway's own container with the core's bindings, which plugins may replace: clock, logger, the
+ * config's keys, and the in-memory ledger, rate limiter, shared heads, upstream selector and usage
+ * recorder. Constructs them only; none starts anything.
+ */
+export function coreContainer(config: GatewayConfig, clock: Clock, logger: Logger): DependencyContainer {
+  const container = rootContainer.createChildContainer();
+  container.register(Tokens.Clock, { useValue: clock });
+  container.register(Tokens.Logger, { useValue: logger });
+  // Only the scrypt hash of a key's secret is kept, in the key store and in the (copied) resolved config alike.
+  for (const k of config.keys) {
+    if (k.secret === undefined) continue;
+    k.secretHash ??= hashSecretSync(k.secret);
+    delete k.secret;
   }
-}
-
-/** Every plugin's bindings, then the checks that need them all; nothing here opens a file or a socket. */
-function registerPlugins(container: DependencyContainer, plugins: readonly TollgatePlugin[], config: GatewayConfig): Map<string, NetworkFamily> {
-  for (const plugin of plugins) {
-    try {
-      plugin.register(container, config);
-    } catch (error) {
-      // Settings problems keep their own type (a ConfigError lists every problem).
-      if (PluginError.is(error) || error instanceof ConfigError) throw error;
-      throw new PluginError(`plugin "${plugin.name}" failed to register: ${(error as Error)?.message ?? String(error)}`, { plugin: plugin.name, cause: error });
-    }
-  }
-  const families = new Map<string, NetworkFamily>();
-  for (const family of resolveAllOptional(container, Tokens.Family)) {
-    if (families.has(family.name)) throw new PluginError(`network family "${family.name}" is registered twice`, { code: 'PLUGIN_CONFLICT' });
-    families.set(family.name, family);
-  }
-  try {
-    orderStages(resolveAllOptional<StageDefinition>(container, Tokens.Stage));
-  } catch (error) {
-    throw new PluginError((error as Error).message, { code: 'PLUGIN_CONFLICT', cause: error });
-  }
-  return families;
+  container.register(Tokens.KeyStore, {
+    useValue: new StaticKeyStore(config.keys.map((k) => [k.key, { id: keyIdOf(k.key, k.id), plan: k.plan, settings: k.settings, secretHash: k.secretHash }] as const)),
+  });
+  container.register(Tokens.CreditLedger, { useValue: new MemoryCreditLedger() });
+  container.register(Tokens.RateLimiter, { useValue: new MemoryRateLimiter() });
+  container.register(Tokens.SharedHeads, { useValue: new MemorySharedHeads() });
+  container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger, sharedHeads: () => container.resolve(Tokens.SharedHeads) }) });
+  container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
+  return container;
 }
 
 /**
@@ -174,27 +166,13 @@ function registerPlugins(container: DependencyContainer, plugins: readonly Tollg
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const config = resolveConfig(options.config);
   const plugins = options.plugins ?? [];
-  checkPlugins(plugins);
 
-  const container = rootContainer.createChildContainer();
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? pino({ level: config.log.level, base: { service: 'tollgate' } });
-  container.register(Tokens.Clock, { useValue: clock });
-  container.register(Tokens.Logger, { useValue: logger });
-  // Only the scrypt hash of a key's secret is kept, in the key store and in the (copied) resolved config alike.
-  for (const k of config.keys) {
-    if (k.secret === undefined) continue;
-    k.secretHash ??= hashSecretSync(k.secret);
-    delete k.secret;
-  }
-  container.register(Tokens.KeyStore, {
-    useValue: new StaticKeyStore(config.keys.map((k) => [k.key, { id: keyIdOf(k.key, k.id), plan: k.plan, settings: k.settings, secretHash: k.secretHash }] as const)),
-  });
-  container.register(Tokens.CreditLedger, { useValue: new MemoryCreditLedger() });
-  container.register(Tokens.RateLimiter, { useValue: new MemoryRateLimiter() });
-  container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger }) });
-  container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
-  const families = registerPlugins(container, plugins, config);
+  const container = coreContainer(config, clock, logger);
+  // Every problem at once (each plugin's settings, the families and embedded upstreams networks name).
+  const { families, problems } = assemble(container, plugins, config);
+  if (problems.length > 0) throw assemblyError(problems);
   const transports = resolveAllOptional<Transport>(container, Tokens.Transport);
 
   // Filled in during startup, before createGateway resolves: no request can reach them earlier.
@@ -214,6 +192,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   let eventMeter: ReturnType<typeof createEventMeter> | undefined;
   const meterEvent: ReturnType<typeof createEventMeter> = (event) =>
     (eventMeter ??= createEventMeter(container.resolve(Tokens.CreditLedger), recordUsage, clock))(event);
+  let eventRefund: ReturnType<typeof createEventRefund> | undefined;
+  const refundEvents: ReturnType<typeof createEventRefund> = (charge, events) =>
+    (eventRefund ??= createEventRefund(container.resolve(Tokens.CreditLedger), recordUsage, logger))(charge, events);
   // Key stores may be opened by plugins in start: build the check on first use.
   let keyCheck: KeyCheck | undefined;
   const checkKey: KeyCheck = (credentials) => (keyCheck ??= createKeyCheck(container.resolve(Tokens.KeyStore), config))(credentials);
@@ -233,6 +214,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     execute: (ctx) => execute(ctx),
     jsonRpc,
     meterEvent,
+    refundEvents,
     recordUsage,
     checkKey,
     listener(req, res) {
@@ -317,10 +299,38 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   // Health probes and breaker trials run for the gateway's lifetime; close() stops them.
   await started.start('the upstream selector', () => deps.selector.start?.(networks), () => deps.selector.stop?.());
+  // After the selector listens to them: loading the known heads raises its floors.
+  const heads = container.resolve(Tokens.SharedHeads);
+  await started.start('the shared heads', () => heads.start?.(networks.map((n) => n.name)), () => heads.stop?.());
   return gateway;
 }
 
 function jsonRpcNotFound(network: string): Observable<JsonRpcOutput> {
   const body = encodeError(null, { code: Errors.NOT_FOUND.code, message: `unknown network "${network}"` });
   return of({ status: Errors.NOT_FOUND.httpStatus, headers: {}, body, contexts: [] });
+}
+
+/**
+ * Everything {@link createGateway} checks before it starts anything, without starting anything: the
+ * configuration against the schema and its cross-references, then every plugin's registration (its
+ * settings), the families and embedded upstreams the networks name, and the stages' order. Resolves
+ * with one line per problem, all at once (empty when the gateway would assemble). What only starting
+ * can tell (an unreachable upstream, a port in use) is not checked.
+ *
+ * @example
+ * ```ts
+ * const problems = checkGateway({ config, plugins: [httpTransport(), evmFamily()] });
+ * if (problems.length > 0) console.error(problems.join('\n'));
+ * ```
+ */
+export function checkGateway(options: Pick<GatewayOptions, 'config' | 'plugins'>): string[] {
+  let config: GatewayConfig;
+  try {
+    config = resolveConfig(options.config);
+  } catch (error) {
+    if (error instanceof ConfigError) return [...error.problems];
+    throw error;
+  }
+  const container = coreContainer(config, systemClock, pino({ level: 'silent' }));
+  return assemble(container, options.plugins ?? [], config).problems.map((p) => p.line);
 }

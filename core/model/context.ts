@@ -3,7 +3,7 @@
 import type { DebitReceipt } from './credit-ledger.js';
 import type { ApiKeyRecord, Plan } from './keys.js';
 import type { JsonRpcId } from '../leaves/jsonrpc/types.js';
-import type { JsonRpcResponse } from '../leaves/jsonrpc/types.js';
+import type { JsonRpcErrorObject, JsonRpcResponse } from '../leaves/jsonrpc/types.js';
 import type { UpstreamFailure } from '../leaves/upstream-failure.js';
 import type { MaybePromise, JsonSchema } from '../leaves/maybe-promise.js';
 import { GatewayError } from '../leaves/errors/gateway-error.js';
@@ -11,6 +11,7 @@ import type { CancelSignal } from '../leaves/cancel-signal.js';
 import { Errors } from '../leaves/errors/catalog.js';
 import type { NetworkConfig } from '../leaves/config/types.js';
 import type { SubscriptionSupport } from './subscription.js';
+import type { AnswerHead } from './shared-heads.js';
 
 /** What the client sent to authenticate: the key from the URL, and for some APIs a secret. */
 export interface Credentials {
@@ -249,6 +250,18 @@ export interface LimitsInput {
   readonly network: NetworkRuntime;
 }
 
+/** What a method's {@link MethodDefinition.onNodeError} hook receives. */
+export interface NodeErrorInput {
+  /** The parameters the call was sent with. */
+  readonly params: unknown;
+  /** The call's context. */
+  readonly ctx: RequestContext;
+  /** The node that gave the error. */
+  readonly upstream: Upstream;
+  /** Calls `method` on that node (uncharged, with its timeout): resolves with its result, rejects with its error. */
+  ask(method: string, params: readonly unknown[]): Promise<unknown>;
+}
+
 /**
  * One method of a network family: its parameter schema, its credit cost and its policies. Method tables
  * are data; adding a method is adding an entry.
@@ -292,10 +305,34 @@ export interface MethodDefinition {
    * the call (a capped value), or return nothing to send it unchanged.
    */
   readonly limits?: (input: LimitsInput) => MaybePromise<unknown>;
+  /**
+   * The chain head an answer shows the client, when it shows one (a "current height" method, the block
+   * a `latest` tag resolved to): the gateway never lets a client see a head below one any upstream of
+   * the deployment has already shown in the same scope. An answer below it is not passed on: the call
+   * moves to another node, or ends with `UPSTREAM_BEHIND` (see {@link AnswerHead}).
+   */
+  readonly answerHead?: (result: unknown, params: unknown) => AnswerHead | undefined;
+  /**
+   * Reads a node's error answer to the call for what it really says, on the node that gave it: return
+   * `{ result }` to answer the client with that result instead (a resent transaction the node already
+   * has is answered with its hash), or undefined to pass the error on. `input.ask` calls that same node,
+   * uncharged. A hook that throws, or an `ask` that fails, leaves the node's error as the answer.
+   */
+  readonly onNodeError?: (error: JsonRpcErrorObject, input: NodeErrorInput) => MaybePromise<{ readonly result: unknown } | undefined>;
   /** Inspects the upstream's answer; throw a {@link GatewayError} to replace it with an error. */
   readonly checkResult?: (response: JsonRpcResponse, ctx: RequestContext) => void;
   /** One line for the docs. */
   readonly description?: string;
+  /**
+   * Set for a method the family knows and refuses on purpose (a signing method a shared gateway cannot
+   * serve): `validate` answers `METHOD_NOT_SUPPORTED` with this message, before anything is charged.
+   */
+  readonly refused?: string;
+  /**
+   * The plans whose keys may call the method (an opt-in namespace sold as an add-on); every plan when
+   * absent. `validate` refuses a key of another plan with `FORBIDDEN`, before anything is charged.
+   */
+  readonly plans?: readonly string[];
 }
 
 /** A health probe: the call a family makes to see whether an upstream is alive. */

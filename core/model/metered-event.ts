@@ -1,5 +1,5 @@
 import type { MaybePromise } from '../leaves/maybe-promise.js';
-import type { DebitRefused } from './credit-ledger.js';
+import type { DebitReceipt, DebitRefused } from './credit-ledger.js';
 import type { ApiKeyRecord, Plan } from './keys.js';
 
 /**
@@ -24,16 +24,29 @@ export interface MeteredEvent {
 
 /**
  * Charges events: a debit of the key's daily balance (no throughput bucket: the client does not choose
- * when events come), and a usage record once the debit is taken. A refused debit means the event must not
- * be delivered; the caller then closes the stream with the quota error.
+ * when events come), and a usage record once the debit is taken. A refused debit means the events must
+ * not be delivered; the caller then closes the stream with the quota error.
+ *
+ * Given a list, the events (of one key, plan and network: the first one's are used) are charged together
+ * in one debit of their summed credits, all or none: a burst of events costs one ledger round trip. Usage
+ * records each event under its own method.
  */
-export type EventMeter = (event: MeteredEvent) => MaybePromise<EventCharge>;
+export type EventMeter = (events: MeteredEvent | readonly MeteredEvent[]) => MaybePromise<EventCharge>;
 
-/** The outcome of charging an event: taken (deliver it), or refused (do not; the balance is used up). */
+/**
+ * Gives back the charge of events that were not delivered after all (the connection closed before they
+ * were written): the debit is refunded (the ledger applies a refund once per debit) and usage no longer
+ * counts them. Pass the same events the charge was for. Never throws: a failing ledger is logged.
+ */
+export type EventRefund = (charge: EventTaken, events: MeteredEvent | readonly MeteredEvent[]) => void;
+
+/** The outcome of charging events: taken (deliver them), or refused (do not; the balance is used up). */
 export type EventCharge = EventTaken | DebitRefused;
 
 /** An event's debit was taken: deliver it. */
 export interface EventTaken {
   /** Always true. */
   readonly ok: true;
+  /** The debit, to refund it if the events cannot be delivered; absent when they cost nothing. */
+  readonly receipt?: DebitReceipt;
 }

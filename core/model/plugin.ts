@@ -10,6 +10,7 @@ import type { CreditLedger } from './credit-ledger.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { Clock } from '../leaves/clock.js';
 import type { UpstreamSelector } from './selector.js';
+import type { SharedHeads } from './shared-heads.js';
 import type { GatewayRuntime } from './runtime.js';
 import type { CallObserver, UsageRecorder } from './observe.js';
 
@@ -103,6 +104,8 @@ export const Tokens = Object.freeze({
   RateLimiter: Symbol.for('tollgate.RateLimiter') as InjectionToken<RateLimiter>,
   /** The {@link UpstreamSelector} used by the route stage. */
   UpstreamSelector: Symbol.for('tollgate.UpstreamSelector') as InjectionToken<UpstreamSelector>,
+  /** The {@link SharedHeads} of the deployment (default: within the process; a store plugin shares them across instances). */
+  SharedHeads: Symbol.for('tollgate.SharedHeads') as InjectionToken<SharedHeads>,
   /** Multi: every {@link CallObserver} (metrics, access logs). */
   CallObserver: Symbol.for('tollgate.CallObserver') as InjectionToken<CallObserver>,
   /** The {@link UsageRecorder} (default: in memory). */

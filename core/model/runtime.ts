@@ -7,7 +7,7 @@ import type { Call, CallBatch, Credentials, RequestContext, RequestMeta } from '
 import type { Network } from './context.js';
 import type { NetworkDirectory } from './network-directory.js';
 import type { JsonRpcInput, JsonRpcOutput } from './json-rpc-io.js';
-import type { EventMeter } from './metered-event.js';
+import type { EventMeter, EventRefund } from './metered-event.js';
 import type { UsageEvent } from './observe.js';
 import type { ApiKeyRecord, Plan } from './keys.js';
 import type { MaybePromise } from '../leaves/maybe-promise.js';
@@ -72,6 +72,11 @@ export interface GatewayRuntime {
    * here. Deliver the event only when the answer is `ok`.
    */
   readonly meterEvent: EventMeter;
+  /**
+   * Gives back what {@link GatewayRuntime.meterEvent} charged for events that did not reach the client
+   * after all (the connection closed before they were written): once per charge, usage included.
+   */
+  readonly refundEvents: EventRefund;
   /**
    * The `authenticate` stage's key check (key found, not revoked, plan served), for a transport that
    * admits a client before any call: a WebSocket upgrade, for instance.

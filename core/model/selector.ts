@@ -44,6 +44,13 @@ export interface UpstreamSelector {
    * Called once for every such call, so a selector may count them.
    */
   retryAfterSeconds?(network: Network): number;
+  /**
+   * The lowest head a client may be shown for `network` in `scope` (`''`: the network's head): the highest
+   * any upstream of the deployment has shown. Undefined when none is known, or when the selector keeps none.
+   */
+  headFloor?(network: Network, scope: string): number | undefined;
+  /** An answer of `upstream` showed head `head` in `scope`: the upstream is there, and the floor rises with it. */
+  observeHead?(upstream: Upstream, scope: string, head: number): void;
   /** Starts background work (active health probes) for the gateway's networks. */
   start?(networks: readonly Network[]): void;
   /** Stops background work. */

@@ -67,9 +67,15 @@ export interface StageDefinition {
   readonly after?: string;
   /**
    * The network families whose calls this stage concerns (a call runs it when its network has one of
-   * them). Absent: every call.
+   * them). Absent: every family. Read once, when the gateway is assembled (after every plugin
+   * registered), so a plugin may compute it from what other plugins registered.
    */
   readonly families?: readonly string[];
+  /**
+   * The transports whose calls this stage concerns (`ws`, `http`, ...). Absent: every transport. A call
+   * runs a stage only when both its network's families and its transport match.
+   */
+  readonly transports?: readonly string[];
   /** Builds the operator once, when the gateway is assembled. */
   create(deps: StageDependencies): Stage;
 }

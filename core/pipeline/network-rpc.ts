@@ -5,6 +5,7 @@ import { CallContext } from '../implementations/call-context.js';
 import { isJsonRpcProtocol } from '../implementations/json-rpc-protocol.js';
 import { encodeRequest } from '../leaves/jsonrpc/encode.js';
 import { decodeAnswer } from '../leaves/jsonrpc/decode.js';
+import { NodeAnswerError } from '../leaves/jsonrpc/node-answer-error.js';
 import { createUpstreamSender } from './upstream-sender.js';
 
 /** The transport name of the contexts of a network's own calls, as attempt observers see them. */
@@ -20,7 +21,8 @@ function unlistedMethod(name: string): MethodDefinition {
  * call like a client's, minus the key, the charge and the stages. It gets a context of its own, the
  * selector's route for it (`select`), and goes through the same {@link createUpstreamSender} as
  * `dispatch`: admission and breakers, failover within the network's deadline, the method's own timeout,
- * outcomes fed back to the selector. The answer is read as JSON-RPC: its result, or the node's error.
+ * outcomes fed back to the selector. The answer is read as JSON-RPC: its result, or the node's error as
+ * a {@link NodeAnswerError}.
  */
 export function createNetworkRpc(deps: StageDependencies): NetworkRpc {
   const send = createUpstreamSender(deps);
@@ -33,7 +35,7 @@ export function createNetworkRpc(deps: StageDependencies): NetworkRpc {
     ctx.candidates = deps.selector.select(ctx);
     const { reply, upstream } = await send(ctx, { body: encodeRequest(id, method, params) });
     const answer = decodeAnswer(reply.body as Uint8Array);
-    if (answer.error !== undefined) throw new Error(`${method} failed on ${upstream.name}: ${answer.error.message}`);
+    if (answer.error !== undefined) throw new NodeAnswerError(method, upstream.name, answer.error);
     return answer.result;
   };
 }

@@ -74,8 +74,8 @@ async function compensate(ctx: RequestContext, deps: StageDependencies): Promise
  * is subscribed, and the observable never errors. Unsubscribing before the answer cancels the call: the
  * context's signal aborts (and the upstream request with it), and the call fails and is refunded.
  *
- * Each network gets the stages that concern its families: a stage that declares `families` is left out
- * of the other networks' pipelines. Stages built with `step()` (all the core's are) run inline, one after
+ * Each network and transport gets the stages that concern them: a stage that declares `families` (or
+ * `transports`) is left out of the pipelines of the other networks (or transports). Stages built with `step()` (all the core's are) run inline, one after
  * the other, without an operator per stage; any other operator is applied to each call on its own and
  * held to the one-context-in, one-context-out contract.
  */
@@ -86,10 +86,10 @@ export function buildPipeline(
 ): (ctx: RequestContext) => Observable<RequestContext> {
   const definitions = new Map<string, StageDefinition>();
   for (const stage of extra) definitions.set(stage.name, stage);
-  const built: Array<{ entry: PipelineEntry; families: readonly string[] | undefined }> = orderStages(extra).map((name) => {
+  const built: Array<{ entry: PipelineEntry; families: readonly string[] | undefined; transports: readonly string[] | undefined }> = orderStages(extra).map((name) => {
     const definition = definitions.get(name);
     const stage = definition === undefined ? coreFactories[name as CoreStageName](deps) : definition.create(deps);
-    return { entry: stepFunctionOf(stage) ?? { name, stage }, families: definition?.families };
+    return { entry: stepFunctionOf(stage) ?? { name, stage }, families: definition?.families, transports: definition?.transports };
   });
 
   const owner: RunOwner = {
@@ -103,21 +103,25 @@ export function buildPipeline(
     finished,
   };
 
-  // One entry list per network, made on its first call.
-  const perNetwork = new Map<RequestContext['network'], readonly PipelineEntry[]>();
-  const entriesFor = (network: RequestContext['network']): readonly PipelineEntry[] => {
-    let entries = perNetwork.get(network);
+  // One entry list per network and transport, made on the first call of each pair.
+  const perNetwork = new Map<RequestContext['network'], Map<string, readonly PipelineEntry[]>>();
+  const entriesFor = (network: RequestContext['network'], transport: string): readonly PipelineEntry[] => {
+    let byTransport = perNetwork.get(network);
+    if (byTransport === undefined) perNetwork.set(network, (byTransport = new Map()));
+    let entries = byTransport.get(transport);
     if (entries === undefined) {
       const families = new Set(network.families.map((f) => f.name));
-      entries = built.filter((b) => b.families === undefined || b.families.some((f) => families.has(f))).map((b) => b.entry);
-      perNetwork.set(network, entries);
+      entries = built
+        .filter((b) => (b.families === undefined || b.families.some((f) => families.has(f))) && (b.transports === undefined || b.transports.includes(transport)))
+        .map((b) => b.entry);
+      byTransport.set(transport, entries);
     }
     return entries;
   };
 
   return (ctx) =>
     new Observable<RequestContext>((subscriber) => {
-      const run = new CallRun(ctx, entriesFor(ctx.network), owner, subscriber);
+      const run = new CallRun(ctx, entriesFor(ctx.network, ctx.transport), owner, subscriber);
       run.run(0);
       return () => run.cancel();
     });

@@ -8,6 +8,7 @@ import type { StageDependencies } from '../model/stage.js';
 import { AttemptObserverToken, type AttemptEnd } from '../model/attempt-observer.js';
 import { candidatesOf, methodOf } from '../model/context-access.js';
 import { requestUpstream } from './request-upstream.js';
+import { answerBehind, type BehindAnswer } from './answer-head.js';
 
 /** An upstream's answer to a request sent by an {@link UpstreamSender}, and the upstream that gave it. */
 export interface UpstreamAnswer {
@@ -88,6 +89,7 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     let primaries = 0;
     let last: UpstreamFailure | undefined;
     let resendRefused = false;
+    let behind: BehindAnswer | undefined;
     for (let i = 0; i < candidates.length; i++) {
       const upstream = candidates[i]!;
       if (signal.aborted) break;
@@ -110,7 +112,13 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
         ended?.(failure);
         if (failure === undefined) {
           selector.onSuccess?.(upstream, performance.now() - now);
-          return { reply, upstream };
+          // An answer that would show the client an older head than one already shown is no answer:
+          // the node is healthy but behind, so the next node is asked and no breaker counts it.
+          const older = method.answerHead === undefined ? undefined : answerBehind(ctx, upstream, reply, selector);
+          if (older === undefined) return { reply, upstream };
+          behind = older;
+          logger.debug({ call: ctx.id, network: network.name, upstream: upstream.name, head: older.head, floor: older.floor }, 'upstream answer behind the head floor');
+          continue;
         }
       } catch (error) {
         failure = asUpstreamFailure(error);
@@ -132,6 +140,12 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
       }
     }
     if (signal.aborted) throw new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message: 'the client went away', cause: last });
+    if (behind !== undefined) {
+      throw new GatewayError(Errors.UPSTREAM_BEHIND, {
+        message: `no node of ${network.name} that could answer has reached head ${behind.floor} yet (the closest is at ${behind.head})`,
+        headers: { 'retry-after': '1' },
+      });
+    }
     if (last?.kind === 'timeout') {
       throw new GatewayError(Errors.UPSTREAM_TIMEOUT, { message: `no upstream of ${network.name} answered in time`, cause: last });
     }

@@ -5,6 +5,8 @@ interface SchemaNode {
   description?: string;
   default?: unknown;
   enum?: readonly unknown[];
+  const?: unknown;
+  oneOf?: readonly SchemaNode[];
   properties?: Record<string, SchemaNode>;
   items?: SchemaNode;
   additionalProperties?: SchemaNode | boolean;
@@ -15,6 +17,8 @@ interface SchemaNode {
 }
 
 function typeOf(node: SchemaNode): string {
+  if (node.oneOf !== undefined) return node.oneOf.map(typeOf).join(' \\| ');
+  if (node.const !== undefined) return `\`${String(node.const)}\``;
   if (node.enum !== undefined) return node.enum.map((v) => `\`${String(v)}\``).join(' \\| ');
   if (node.type === 'array') return `${node.items === undefined ? 'any' : typeOf(node.items)}[]`;
   if (node.type === 'object' && typeof node.additionalProperties === 'object' && node.properties === undefined) return `map of ${typeOf(node.additionalProperties)}`;

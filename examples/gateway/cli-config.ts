@@ -2,18 +2,22 @@ import { ConfigError, loadConfigFile, resolveConfig, type GatewayConfig } from '
 import { portFromEnv, type CliOptions } from './cli.js';
 import { defaultConfig } from './default-config.js';
 import { applyStoreFlags } from './store-flags.js';
+import { configFileOf } from './config-file.js';
 
 /**
- * The configuration a command works with: the `--config` file, or the demo's without one; then the
- * flags and environment on top (`--port`/`PORT`, `--host`, `--log-level`, the store's `--data-dir` and
- * `--redis`). Throws {@link ConfigError} for an invalid file, another error for one that cannot be read.
+ * The configuration a command works with: the `--config` file (else `TOLLGATE_CONFIG`'s), or the demo's
+ * without one or with `demo` set; then the flags and environment on top (`--port`/`PORT`, `--host`,
+ * `--log-level`, `--workers`, the store's `--data-dir` and `--redis`). Throws {@link ConfigError} for an
+ * invalid file, another error for one that cannot be read.
  */
-export async function loadCliConfig(cli: CliOptions, env: Readonly<Record<string, string | undefined>> = process.env): Promise<GatewayConfig> {
-  const config = cli.config === undefined ? resolveConfig(defaultConfig) : await loadConfigFile(cli.config);
+export async function loadCliConfig(cli: CliOptions, env: Readonly<Record<string, string | undefined>> = process.env, demo = false): Promise<GatewayConfig> {
+  const file = demo ? undefined : configFileOf(cli, env);
+  const config = file === undefined ? resolveConfig(defaultConfig) : await loadConfigFile(file, env);
   const port = cli.port ?? portFromEnv(env.PORT);
   if (port !== undefined) config.server.port = port;
   if (cli.host !== undefined) config.server.host = cli.host;
   if (cli.logLevel !== undefined) config.log.level = cli.logLevel;
+  if (cli.workers !== undefined) config.server.workers = cli.workers;
   applyStoreFlags(config, cli, env);
   return config;
 }

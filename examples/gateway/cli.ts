@@ -23,6 +23,8 @@ export interface CliOptions {
   readonly dataDir?: string;
   /** `--redis <url>`: keep keys, balances and usage in Redis instead (several instances). */
   readonly redis?: string;
+  /** `--workers <n|auto>`: overrides `server.workers`. */
+  readonly workers?: number | 'auto';
   /** The command, when one was given. */
   readonly command?: CliCommand;
   /** `--plan <name>` of `keys create`. */
@@ -37,6 +39,8 @@ export interface CliOptions {
   readonly from?: string;
   /** `--to <YYYY-MM-DD>` of `usage`. */
   readonly to?: string;
+  /** `--demo` of `keys` and `usage`: work on the store of `tollgate demo` (without it they need the gateway's `--config`). */
+  readonly demo: boolean;
   /** `--json`: commands print JSON. */
   readonly json: boolean;
   /** `--help`. */
@@ -53,12 +57,14 @@ export const CLI_FLAGS = {
   'log-level': { type: 'string' },
   'data-dir': { type: 'string' },
   redis: { type: 'string' },
+  workers: { type: 'string', short: 'w' },
   plan: { type: 'string' },
   id: { type: 'string' },
   label: { type: 'string' },
   day: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
+  demo: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'v', default: false },
@@ -85,6 +91,11 @@ export function parseCli(argv: readonly string[]): CliOptions {
     port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: "${values.port}" is not a port number`);
   }
+  let workers: number | 'auto' | undefined;
+  if (values.workers !== undefined) {
+    workers = values.workers === 'auto' ? 'auto' : Number(values.workers);
+    if (workers !== 'auto' && (!Number.isInteger(workers) || workers < 1)) throw new Error(`--workers: "${values.workers}" is not a positive whole number or "auto"`);
+  }
   let command: CliCommand | undefined;
   if (positionals.length > 0) {
     const [name, ...args] = positionals;
@@ -98,6 +109,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     logLevel: values['log-level'],
     dataDir: values['data-dir'],
     redis: values.redis,
+    workers,
     command,
     plan: values.plan,
     id: values.id,
@@ -105,6 +117,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     day: values.day,
     from: values.from,
     to: values.to,
+    demo: values.demo === true,
     json: values.json === true,
     help: values.help === true,
     version: values.version === true,

@@ -46,8 +46,8 @@ export const CLI_COMMANDS: readonly CliCommandSpec[] = [
   },
   {
     name: 'config',
-    synopsis: ['config check <file>'],
-    summary: 'validates a configuration file and prints it resolved (defaults filled in, secrets masked)',
+    synopsis: ['config check [<file>]'],
+    summary: 'checks a configuration file as start would (every problem at once) and prints it resolved (defaults filled in, secrets masked)',
     run: async (cli) => (await import('./config-check.js')).configCommand(cli),
   },
 ];

@@ -23,6 +23,7 @@ Options:
       --log-level <lvl>   fatal|error|warn|info|debug|trace|silent (overrides log.level)
       --data-dir <dir>    folder of the SQLite store and of the embedded IPFS node's blocks (default .data)
       --redis <url>       keep keys, balances and usage in Redis (env TOLLGATE_REDIS_URL)
+  -w, --workers <n|auto>  worker processes serving the port (overrides server.workers; auto: one per core)
       --plan <name>       keys create: the key's plan
       --id <id>           keys create: the key's id (default: generated)
       --label <text>      keys create: a note for operators

@@ -36,3 +36,24 @@ export function maskSecrets(value: unknown, name = ''): unknown {
   }
   return value;
 }
+
+/** The steps of a field path as the configuration loader names fields (`networks[0].upstreams[1].url`). */
+function steps(path: string): Array<string | number> {
+  return [...path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!));
+}
+
+/**
+ * A copy of a configuration with the string values at `fields` masked (the ones taken from the
+ * environment: whatever their names, they may hold secrets the file itself leaves out).
+ */
+export function maskFields(value: unknown, fields: readonly string[]): unknown {
+  const copy = structuredClone(value) as Record<string | number, unknown>;
+  for (const field of fields) {
+    const path = steps(field);
+    let parent: Record<string | number, unknown> | undefined = copy;
+    for (const step of path.slice(0, -1)) parent = (parent?.[step] ?? undefined) as Record<string | number, unknown> | undefined;
+    const last = path.at(-1);
+    if (parent !== undefined && last !== undefined && typeof parent[last] === 'string') parent[last] = mask(parent[last]);
+  }
+  return copy;
+}

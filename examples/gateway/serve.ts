@@ -1,7 +1,10 @@
+import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
+import { workerCount } from 'tollgate/plugins/workers';
 import { createGateway, ConfigError, PluginError, type GatewayConfig, type TollgatePlugin } from 'tollgate';
 import type { CliOptions } from './cli.js';
 import { loadCliConfig, reportLoadFailure } from './cli-config.js';
+import { configFileOf } from './config-file.js';
 import { bundledPlugins, MissingPackagesError } from './bundled-plugins.js';
 import { DEMO_API_SECRET } from './default-config.js';
 import { portProblem } from './port-check.js';
@@ -17,7 +20,7 @@ interface SeededDevnet {
 }
 
 /** The seeded values README's calls use: the contract, a transaction and its block, and a call that reverts. */
-function seedLines(plugins: readonly TollgatePlugin[]): string[] {
+export function seedLines(plugins: readonly TollgatePlugin[]): string[] {
   const devnet = plugins.find((p) => p.name === 'devnet') as (TollgatePlugin & Partial<SeededDevnet>) | undefined;
   if (devnet?.getSeed === undefined) return [];
   try {
@@ -36,8 +39,11 @@ function seedLines(plugins: readonly TollgatePlugin[]): string[] {
   }
 }
 
-/** The lines printed once the gateway listens: where each network is served, and the operator's endpoints. */
-async function banner(gateway: Awaited<ReturnType<typeof createGateway>>, config: GatewayConfig, plugins: readonly TollgatePlugin[], port: number, demo: boolean): Promise<string> {
+/**
+ * The lines printed once the gateway listens: where each network is served, and the operator's endpoints.
+ * `seed` is what the demo shows of the embedded nodes' seed (read from the devnet plugin by default).
+ */
+export async function banner(gateway: Awaited<ReturnType<typeof createGateway>>, config: GatewayConfig, plugins: readonly TollgatePlugin[], port: number, demo: boolean, seed: readonly string[] = seedLines(plugins)): Promise<string> {
   const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
   const lines = [`Tollgate: Listening on http://${host}:${port}`, ''];
   for (const network of gateway.networks.all) {
@@ -52,7 +58,7 @@ async function banner(gateway: Awaited<ReturnType<typeof createGateway>>, config
     const overWs = [...network.methods.values()].some((m) => m.definition.transports === undefined || m.definition.transports.includes('ws'));
     if (overWs) lines.push(`  ${''.padEnd(18)} ws://${root}/ws/v3/<API_KEY>`);
   }
-  if (demo) lines.push('', `  API key: ${config.keys[0]!.key}`, `  API secret: ${DEMO_API_SECRET}   (the file-storage API's basic-auth password)`, ...seedLines(plugins));
+  if (demo) lines.push('', `  API key: ${config.keys[0]!.key}`, `  API secret: ${DEMO_API_SECRET}   (the file-storage API's basic-auth password)`, ...seed);
   const { operatorBanner } = await import('./operator-plugins.js');
   lines.push('', ...await operatorBanner(config, plugins, `http://${host}:${port}`));
   lines.push('', 'Press Ctrl+C to stop.', '');
@@ -66,6 +72,8 @@ async function banner(gateway: Awaited<ReturnType<typeof createGateway>>, config
  * with the exit code of a problem, printed as one line.
  */
 export async function serve(cli: CliOptions, mode: 'start' | 'demo'): Promise<number> {
+  // A worker of `--workers n` serves what its primary sends: the primary read the flags and the file.
+  if (cluster.isWorker) return (await import('./serve-worker.js')).serveWorker();
   const err = (text: string): void => void process.stderr.write(text);
   const extra = cli.command?.args ?? [];
   if (extra.length > 0) {
@@ -76,11 +84,13 @@ export async function serve(cli: CliOptions, mode: 'start' | 'demo'): Promise<nu
     err('tollgate demo serves the built-in demo configuration; to serve a file: tollgate start --config <file>\n');
     return 2;
   }
+  // `demo` serves the built-in configuration even where TOLLGATE_CONFIG names a file; `start` reads it.
+  const file = mode === 'demo' ? undefined : configFileOf(cli, process.env);
   let config: GatewayConfig;
   try {
-    config = await loadCliConfig(cli);
+    config = await loadCliConfig(cli, process.env, mode === 'demo');
   } catch (error) {
-    err(reportLoadFailure(error, cli.config));
+    err(reportLoadFailure(error, file));
     return 1;
   }
   // --data-dir holds the embedded file store's blocks too; the devnet reads that folder from the environment.
@@ -99,6 +109,8 @@ export async function serve(cli: CliOptions, mode: 'start' | 'demo'): Promise<nu
     err(`${error.message}\n`);
     return 1;
   }
+  const workers = workerCount(config.server.workers);
+  if (workers > 1) return (await import('./serve-workers.js')).serveWorkers(config, plugins, workers, cli.config === undefined);
   const { gatewayLogger } = await import('tollgate/plugins/metrics');
   let gateway: Awaited<ReturnType<typeof createGateway>>;
   try {
@@ -109,7 +121,7 @@ export async function serve(cli: CliOptions, mode: 'start' | 'demo'): Promise<nu
   }
   const server = await gateway.listen();
   const { port } = server.address() as AddressInfo;
-  process.stdout.write(await banner(gateway, config, plugins, port, cli.config === undefined));
+  process.stdout.write(await banner(gateway, config, plugins, port, file === undefined));
 
   let stopping = false;
   const stop = (signal: string): void => {

@@ -4,6 +4,7 @@ import { SECURITY_SECTION } from 'tollgate/plugins/security';
 import type { CliOptions } from './cli.js';
 import { loadCliConfig, reportLoadFailure } from './cli-config.js';
 import { storeKind } from './store-flags.js';
+import { describeTarget, sqliteStoreProblem, storeTarget } from './store-target.js';
 
 /** Where the command's output goes (stdout and stderr by default). */
 export interface CommandOutput {
@@ -147,13 +148,29 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
   }
 }
 
-/** `tollgate keys ...` and `tollgate usage ...`: loads the configuration as the gateway would, then runs. */
-export async function runStoreCommand(cli: CliOptions, io: CommandOutput = stdio): Promise<number> {
+/**
+ * `tollgate keys ...` and `tollgate usage ...`: decides which gateway they work for (its `--config` or
+ * `TOLLGATE_CONFIG`, or `--demo`; never a guess), loads its configuration as the gateway would, prints
+ * the store and configuration used (on stderr, so that `--json` output stays clean), then runs.
+ */
+export async function runStoreCommand(cli: CliOptions, io: CommandOutput = stdio, env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
+  const target = storeTarget(cli, env);
+  if (!target.ok) {
+    io.err(`${target.problem}\n`);
+    return 2;
+  }
   let config: GatewayConfig;
   try {
-    config = await loadCliConfig(cli);
+    config = await loadCliConfig(cli, env, target.file === undefined);
   } catch (error) {
-    io.err(reportLoadFailure(error, cli.config));
+    io.err(reportLoadFailure(error, target.file));
+    return 1;
+  }
+  const address = storeKind(config) === 'redis' ? (await import('tollgate/plugins/ledger-redis')).redisAddress : (url: string) => url;
+  io.err(`${describeTarget(config, target.file, address)}\n`);
+  const problem = sqliteStoreProblem(config);
+  if (problem !== undefined) {
+    io.err(`tollgate ${cli.command?.name ?? 'keys'}: ${problem}\n`);
     return 1;
   }
   return runCommand(cli, config, io);

@@ -54,8 +54,9 @@ export function responseCache(options: CacheSettings = {}): CachePlugin {
           container.resolve(Tokens.Logger),
         ));
       // Before `meter`, so a hit is priced per plan; after `checkResult`, so only checked answers are kept.
-      container.register(Tokens.Stage, { useValue: { name: 'cache', after: 'validate', create: () => created!().lookupStage() } });
-      container.register(Tokens.Stage, { useValue: { name: 'cacheStore', after: 'checkResult', create: () => created!().keepStage() } });
+      // Both concern only the families that declared cache policies, known once every plugin registered.
+      container.register(Tokens.Stage, { useValue: { name: 'cache', after: 'validate', get families() { return created!().families; }, create: () => created!().lookupStage() } });
+      container.register(Tokens.Stage, { useValue: { name: 'cacheStore', after: 'checkResult', get families() { return created!().families; }, create: () => created!().keepStage() } });
     },
     async start(gateway) {
       await created!().start(() => gateway.networks);

@@ -77,6 +77,11 @@ export class ResponseCache implements HeadEvents {
     this.#logger = logger;
   }
 
+  /** The families that declared cache policies: the calls of other families never reach the cache. */
+  get families(): readonly string[] {
+    return [...this.#families.keys()];
+  }
+
   /** Calls waiting now for an identical call in flight. */
   get waiting(): number {
     return this.#waiting;

@@ -9,11 +9,18 @@ import { createEvmFamily, EVM_FAMILY_NAME } from './family.js';
 import { resolveEvmSettings, type EvmFamilyOptions } from './options.js';
 import { CachePoliciesToken } from '../cache/policy.js';
 import { EVM_CACHE_POLICIES } from './cache-policies.js';
+import { getLogsSplitSettings } from './get-logs-split/settings.js';
 
 export { createEvmFamily, EVM_FAMILY_NAME } from './family.js';
 export { blockNumberHead, isRevert } from './answers.js';
 export { EVM_METHODS } from './methods.js';
-export { EVM_DEFAULTS, resolveEvmSettings, type EvmFamilyOptions, type EvmSettings } from './options.js';
+export { EVM_STANDARD_METHODS } from './standard-methods.js';
+export { EVM_DEBUG_METHODS } from './debug-methods.js';
+export { splitGetLogs, type SplitLimits } from './get-logs-split/split-get-logs.js';
+export { getLogsSplitSettings, GET_LOGS_SPLIT_SCHEMA, type GetLogsSplitSettings } from './get-logs-split/settings.js';
+export { isRangeTooWide } from './get-logs-split/range-too-wide.js';
+export { answerWith, answerWithNodeError } from './gateway-answer.js';
+export { EVM_DEFAULTS, resolveEvmSettings, type EvmDebugOptions, type EvmFamilyOptions, type EvmSettings } from './options.js';
 export { countLogFilterParams, getLogsLimits, type GetLogsHooks, type GetLogsThresholds } from './get-logs-limits.js';
 export { capGas, gasCap, gasCapFor, requestedGas, type GasCapSettings } from './gas-cap.js';
 export { DEFAULT_BLOCK, OPTIONAL_BLOCK_POSITION, defaultBlock, withDefaultBlock } from './default-block.js';
@@ -45,6 +52,10 @@ export function evmFamily(options: EvmFamilyOptions = {}): TollgatePlugin {
     register(container, config) {
       const clock: Clock = container.isRegistered(Tokens.Clock, true) ? container.resolve(Tokens.Clock) : systemClock;
       const settings = resolveEvmSettings(options, config.plugins[EVM_FAMILY_NAME] ?? {}, clock);
+      // Each network's splitting settings are checked here, so a bad one stops the start (and `config check`).
+      config.networks.forEach((network, i) => {
+        if (network.families.includes(EVM_FAMILY_NAME)) getLogsSplitSettings(network.options ?? {}, `networks[${i}].options.getLogs`);
+      });
       container.register(Tokens.Family, { useValue: createEvmFamily(settings) });
       // Read by the cache plugin when it is used; nothing else resolves it.
       container.register(CachePoliciesToken, { useValue: EVM_CACHE_POLICIES });

@@ -20,6 +20,18 @@ export interface EvmFamilyOptions {
   readonly blockGasLimitTtlMs?: number;
   /** Time source of the gas-limit cache (default: the gateway's clock, or the wall clock outside a gateway). */
   readonly clock?: Clock;
+  /** The `debug_` tracing namespace: off unless turned on. */
+  readonly debug?: EvmDebugOptions;
+  /** Credits per call by method name, overriding the family's prices (any method of the family, `debug_` ones included). */
+  readonly credits?: Readonly<Record<string, number>>;
+}
+
+/** The `debug_` namespace's switch and plan eligibility. */
+export interface EvmDebugOptions {
+  /** Offer the `debug_` methods. Default false: a call gets -32601 as for any unknown method. */
+  readonly enabled?: boolean;
+  /** The plans whose keys may call them (others get `FORBIDDEN`); every plan when absent. */
+  readonly plans?: readonly string[];
 }
 
 /** {@link EvmFamilyOptions} with every default applied. */
@@ -36,6 +48,10 @@ export interface EvmSettings {
   readonly blockGasLimitTtlMs: number;
   /** See {@link EvmFamilyOptions.clock}. */
   readonly clock: Clock;
+  /** See {@link EvmFamilyOptions.debug}. */
+  readonly debug: EvmDebugOptions;
+  /** See {@link EvmFamilyOptions.credits}. */
+  readonly credits: Readonly<Record<string, number>>;
 }
 
 /** The spec's limits: 5,000 filter parameters, 10,000 results, 10 s per query, gas capped at 1000 %. */
@@ -55,12 +71,26 @@ export const EVM_DEFAULTS = Object.freeze({
 type NumericSetting = keyof typeof EVM_DEFAULTS;
 const positive = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
 
-/** One layer of the thresholds (the code's or the config's): positive integers, nothing else. */
+/** One layer of the settings (the code's or the config's): positive integer thresholds, the debug switch, prices. */
 const LAYER_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  properties: Object.fromEntries(Object.keys(EVM_DEFAULTS).map((name) => [name, positive])),
+  properties: {
+    ...Object.fromEntries(Object.keys(EVM_DEFAULTS).map((name) => [name, positive])),
+    debug: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { enabled: { type: 'boolean' }, plans: { type: 'array', items: { type: 'string', minLength: 1 } } },
+    },
+    credits: {
+      type: 'object',
+      propertyNames: { pattern: '^[A-Za-z][A-Za-z0-9_]*$' },
+      additionalProperties: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    },
+  },
 } as const;
+
+type Layer = Partial<Record<NumericSetting, number>> & { debug?: EvmDebugOptions; credits?: Record<string, number> };
 
 /**
  * Applies the defaults. Settings from the config's `plugins.evm` section override the options given
@@ -70,6 +100,8 @@ const LAYER_SCHEMA = {
 export function resolveEvmSettings(options: EvmFamilyOptions = {}, fromConfig: Readonly<Record<string, unknown>> = {}, clock: Clock = systemClock): EvmSettings {
   const { clock: ownClock, ...fromCode } = options;
   // Each layer on its own, so a problem names where it came from; the config wins over the code.
-  const values = validateSettingsLayers<Partial<Record<NumericSetting, number>>>(LAYER_SCHEMA, [['evmFamily()', fromCode], ['plugins.evm', fromConfig]]);
-  return { ...EVM_DEFAULTS, ...values, clock: ownClock ?? clock };
+  const { debug, credits, ...values } = validateSettingsLayers<Layer>(LAYER_SCHEMA, [['evmFamily()', fromCode], ['plugins.evm', fromConfig]]);
+  // Prices merge by method (the config's win); the debug switch is taken whole from the last layer that gives it.
+  const prices = { ...fromCode.credits, ...(fromConfig.credits as Record<string, number> | undefined) };
+  return { ...EVM_DEFAULTS, ...values, debug: debug ?? {}, credits: credits === undefined ? {} : prices, clock: ownClock ?? clock };
 }

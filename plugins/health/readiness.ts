@@ -1,6 +1,7 @@
 import { probeUpstream, Tokens, type GatewayRuntime, type Network } from '../../core/index.js';
+import { workerMembership } from '../workers/index.js';
 
-/** What `/readyz` found: ready when the store answers and every network has a node that answers. */
+/** What `/readyz` found: ready when the store answers, every network has a node that answers, and the worker group (if any) is not draining. */
 export interface Readiness {
   /** Whether the gateway can serve: the store and every network are `ok`. */
   readonly ready: boolean;
@@ -8,6 +9,8 @@ export interface Readiness {
   readonly store: string;
   /** Each network's state: `ok`, or why none of its nodes can serve. */
   readonly networks: Readonly<Record<string, string>>;
+  /** In a worker group (`--workers n`): `<serving>/<n> workers serving`, or `draining` once it stops (then not ready). */
+  readonly group?: string;
 }
 
 /** Rejects after `ms` with `what timed out`, unless `work` settles first. */
@@ -60,5 +63,10 @@ export async function checkReadiness(gateway: GatewayRuntime, timeoutMs: number)
   const networks = [...gateway.networks.all];
   const [store, ...states] = await Promise.all([storeState(gateway, timeoutMs), ...networks.map((network) => networkState(network, timeoutMs))]);
   const byName = Object.fromEntries(networks.map((network, i) => [network.name, states[i]!]));
-  return { ready: store === 'ok' && states.every((state) => state === 'ok'), store: store!, networks: byName };
+  const ready = store === 'ok' && states.every((state) => state === 'ok');
+  // The workers share the store and the nodes: what this worker found holds for the group, which can
+  // serve unless the primary is draining it (a load balancer should stop sending calls then).
+  const group = workerMembership()?.group();
+  if (group === undefined) return { ready, store: store!, networks: byName };
+  return { ready: ready && !group.draining, store: store!, networks: byName, group: group.draining ? 'draining' : `${group.serving}/${group.workers} workers serving` };
 }

@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import { Tokens, type TollgatePlugin } from '../../core/index.js';
-import { createIpfsFamily } from './family.js';
+import { IPFS_FAMILY, createIpfsFamily } from './family.js';
 import { IpfsTransport } from './ipfs-transport.js';
 import { IPFS_PLUGIN, readIpfsSettings, resolveIpfsSettings, type IpfsSettings } from './settings.js';
 import { credentialsStage } from './stages/credentials.js';
@@ -60,8 +60,9 @@ export function ipfs(options: IpfsSettings = {}): TollgatePlugin {
       const settings = resolveIpfsSettings([code, readIpfsSettings(`plugins.${IPFS_PLUGIN}`, config.plugins[IPFS_PLUGIN])]);
       container.register(Tokens.Family, { useValue: createIpfsFamily(settings) });
       container.register(Tokens.Transport, { useValue: new IpfsTransport(settings) });
+      // Every stage of this plugin concerns file-storage calls only: the other networks' calls skip them.
       for (const stage of [unknownKeyStage(), credentialsStage(settings), planAccessStage(settings), requestRateStage(settings), ...objectGetStages()]) {
-        container.register(Tokens.Stage, { useValue: stage });
+        container.register(Tokens.Stage, { useValue: { ...stage, families: [IPFS_FAMILY] } });
       }
     },
   };

@@ -1,9 +1,9 @@
-import type { Redis } from 'ioredis';
-import { ioredis } from './peers.js';
 import type { Logger } from 'pino';
 import { Errors, GatewayError } from '../../core/index.js';
-import { DEBIT, INSERT, LOOKUP, REFUND, SETTLE, TAKE, TAKE_DEBIT, UPDATE, USAGE } from './scripts.js';
-import { redisAddress, type ResolvedRedisSettings } from './settings.js';
+import { CLAIM_HASH, DEBIT, INSERT, RELEASE_HASH, REFUND, SETTLE, TAKE, TAKE_DEBIT, UPDATE, USAGE } from './scripts.js';
+import { RedisKeyNames } from './key-names.js';
+import { storeAddress, type ResolvedRedisSettings } from './settings.js';
+import { checkTopology, createRedisClient, seedIsPlainRedis, topologyOf, type AnyRedis, type RedisTopology } from './client.js';
 
 /** The store's Lua scripts, as commands of the client. */
 export interface ScriptCommands {
@@ -19,16 +19,18 @@ export interface ScriptCommands {
   tgTakeDebit(bucket: string, balance: string, marker: string, cost: number, perSecond: number, burst: number, now: number, credits: number, limit: number, ttlMs: number, windowMs: number): Promise<[number, number, number, number]>;
   /** {@link USAGE} */
   tgUsage(usage: string, marker: string, ttlMs: number, windowMs: number, ...groups: Array<string | number>): Promise<number>;
-  /** {@link LOOKUP} */
-  tgLookup(hashEntry: string, recordPrefix: string): Promise<string[] | null>;
   /** {@link INSERT} */
-  tgInsert(record: string, hashEntry: string, ids: string, id: string, ...fields: string[]): Promise<number>;
+  tgInsert(record: string, keyHash: string, ...fields: string[]): Promise<number>;
   /** {@link UPDATE} */
-  tgUpdate(record: string, hashPrefix: string, newHash: string, ...fields: string[]): Promise<[number, string]>;
+  tgUpdate(record: string, ...fields: string[]): Promise<[number, string]>;
+  /** {@link CLAIM_HASH} */
+  tgClaimHash(hashEntry: string, id: string, staleId: string): Promise<number>;
+  /** {@link RELEASE_HASH} */
+  tgReleaseHash(hashEntry: string, id: string): Promise<number>;
 }
 
-/** An ioredis client with the store's scripts. */
-export type StoreClient = Redis & ScriptCommands;
+/** An ioredis client (one Redis or a Cluster) with the store's scripts. */
+export type StoreClient = AnyRedis & ScriptCommands;
 
 /** A change of the connection's state, as logged and exported as metrics. */
 export interface ConnectionTransition {
@@ -54,8 +56,12 @@ export class RedisConnection {
   readonly client: StoreClient;
   /** The settings. */
   readonly settings: ResolvedRedisSettings;
-  /** `host:port`, for logs and errors (never the URL, which may hold a password). */
+  /** Where the store is, for logs and errors (never the URL, which may hold a password): see {@link storeAddress}. */
   readonly address: string;
+  /** One Redis, Sentinel or a Cluster. */
+  readonly topology: RedisTopology;
+  /** The names of the store's Redis keys. */
+  readonly names: RedisKeyNames;
   readonly #logger: Logger | undefined;
   readonly #onReady: Array<() => Promise<void> | void> = [];
   readonly #onTransition: Array<(transition: ConnectionTransition) => void> = [];
@@ -71,20 +77,20 @@ export class RedisConnection {
   /** Who waits, in {@link RedisConnection.whenReady}, for Redis to be reachable. */
   readonly #readyWaiters = new Set<() => void>();
   #timer: NodeJS.Timeout | undefined;
+  /** The client's last error, for the message of a failed start. */
+  #lastError = '';
 
   constructor(settings: ResolvedRedisSettings, logger?: Logger) {
     this.settings = settings;
-    this.address = redisAddress(settings.url);
+    this.address = storeAddress(settings);
+    this.topology = topologyOf(settings);
+    this.names = new RedisKeyNames(settings.prefix);
     this.#logger = logger;
-    this.client = new ioredis.Redis(settings.url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      enableAutoPipelining: true,
-      autoResendUnfulfilledCommands: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: settings.commandTimeoutMs,
-      connectTimeout: settings.connectTimeoutMs,
-      retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 5), 1000),
+    this.client = createRedisClient(settings, {
+      commandTimeoutMs: settings.commandTimeoutMs,
+      connectTimeoutMs: settings.connectTimeoutMs,
+      autoPipelining: true,
+      retryDelay: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 5), 1000),
     }) as StoreClient;
     const scripts: Array<[keyof ScriptCommands, number, string]> = [
       ['tgDebit', 2, DEBIT],
@@ -93,13 +99,17 @@ export class RedisConnection {
       ['tgTake', 1, TAKE],
       ['tgTakeDebit', 3, TAKE_DEBIT],
       ['tgUsage', 2, USAGE],
-      ['tgLookup', 1, LOOKUP],
-      ['tgInsert', 3, INSERT],
+      ['tgInsert', 1, INSERT],
       ['tgUpdate', 1, UPDATE],
+      ['tgClaimHash', 1, CLAIM_HASH],
+      ['tgReleaseHash', 1, RELEASE_HASH],
     ];
     for (const [name, numberOfKeys, lua] of scripts) this.client.defineCommand(name, { numberOfKeys, lua });
     // ioredis reports connection errors here; without a listener it prints them itself.
-    this.client.on('error', (error: Error & { code?: string }) => this.#wentDown(error.code ?? error.name));
+    this.client.on('error', (error: Error & { code?: string }) => {
+      this.#lastError = error.message;
+      this.#wentDown(error.code ?? error.name);
+    });
     this.client.on('close', () => this.#wentDown('connection closed'));
     this.client.on('ready', () => {
       this.#cameBack();
@@ -191,9 +201,10 @@ export class RedisConnection {
   }
 
   /**
-   * Connects, waiting at most `connectTimeoutMs`.
+   * Connects, waiting at most `connectTimeoutMs`, and checks that the Redis is of the kind the settings
+   * name (see {@link checkTopology}).
    *
-   * @throws Error naming the address when Redis cannot be reached in time.
+   * @throws Error naming the address when Redis cannot be reached in time, or is of another kind.
    */
   async connect(): Promise<void> {
     const ready = new Promise<void>((resolve) => this.client.once('ready', () => resolve()));
@@ -204,7 +215,16 @@ export class RedisConnection {
     clearTimeout(timer);
     if (outcome === 'late') {
       this.client.disconnect();
-      throw new Error(`cannot reach Redis at ${this.address} within ${this.settings.connectTimeoutMs} ms`);
+      if (this.topology === 'cluster' && (await seedIsPlainRedis(this.settings, Math.min(this.settings.connectTimeoutMs, 1000)))) {
+        throw new Error(`Redis at ${this.address} is not a Redis Cluster: name it with --redis <url> (plugins.ledger-redis.url) instead of --redis-cluster`);
+      }
+      throw new Error(`cannot reach Redis at ${this.address} within ${this.settings.connectTimeoutMs} ms${this.#lastError === '' ? '' : ` (${this.#lastError})`}`);
+    }
+    try {
+      await checkTopology(this.client, this.settings, this.address, { single: '--redis <url> (plugins.ledger-redis.url)', cluster: '--redis-cluster <host:port,…> (plugins.ledger-redis.cluster.nodes)' });
+    } catch (error) {
+      this.client.disconnect();
+      throw error;
     }
   }
 
@@ -238,8 +258,13 @@ export class RedisConnection {
     this.#logger?.error({ redis: this.address, kind, dropped: total }, 'writes dropped while Redis was unreachable');
   }
 
-  /** Notes a failed command: logs the outage once. */
+  /**
+   * Notes a failed command: logs the outage once. A Cluster's answer about one slot (`TRYAGAIN` while a
+   * slot migrates, `CLUSTERDOWN`, too many redirections) fails that command only: the other slots, on
+   * other masters, still answer, so the store is not down for them.
+   */
   failed(error: unknown): void {
+    if (this.topology === 'cluster' && /^(TRYAGAIN|CLUSTERDOWN|Too many Cluster redirections)/.test((error as Error).message ?? '')) return;
     this.#wentDown((error as { code?: string }).code ?? (error as Error).message ?? 'command failed');
   }
 

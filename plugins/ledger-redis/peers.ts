@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { importPeer } from '../../core/index.js';
 
 // This plugin's drivers are optional peer dependencies of tollgate: an application installs those of the
@@ -8,4 +8,4 @@ import { importPeer } from '../../core/index.js';
 /** The `prom-client` package: the store's connection state is exported to its shared registry. */
 export const promClient: typeof import('prom-client') = await importPeer('prom-client', () => import('prom-client'), 'tollgate/plugins/ledger-redis');
 /** The `ioredis` package. */
-export const ioredis: { readonly Redis: typeof Redis } = await importPeer('ioredis', () => import('ioredis'), 'tollgate/plugins/ledger-redis');
+export const ioredis: { readonly Redis: typeof Redis; readonly Cluster: typeof Cluster } = await importPeer('ioredis', () => import('ioredis'), 'tollgate/plugins/ledger-redis');

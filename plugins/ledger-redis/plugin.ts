@@ -2,6 +2,7 @@ import { KeyRegistryToken, LayeredKeyStore, PluginError, Tokens, type TollgatePl
 import { LEDGER_REDIS_PLUGIN, resolveRedisSettings, type RedisLedgerSettings } from './settings.js';
 import { createRedisStore, type RedisStore } from './redis-store.js';
 import { exportConnectionMetrics } from './connection-metrics.js';
+import { RedisSharedHeads } from './shared-heads.js';
 
 /** The Redis store plugin, with access to its store once registered. */
 export interface RedisLedgerPlugin extends TollgatePlugin {
@@ -47,6 +48,8 @@ export function ledgerRedis(options: RedisLedgerSettings = {}): RedisLedgerPlugi
       container.register(Tokens.CreditLedger, { useValue: store.ledger });
       container.register(Tokens.RateLimiter, { useValue: store.limiter });
       container.register(Tokens.UsageRecorder, { useValue: store.usage });
+      // The gateway starts and stops it: it needs the networks, which exist after the plugins started.
+      container.register(Tokens.SharedHeads, { useValue: new RedisSharedHeads(settings, container.resolve(Tokens.Logger)) });
     },
     async start() {
       try {

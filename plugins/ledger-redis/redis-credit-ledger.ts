@@ -1,6 +1,7 @@
 import { MemoryCreditLedger, newDebitId, nextUtcMidnight, utcDay, type Balance, type CreditLedger, type DebitReceipt, type DebitResult, type RateDecision } from '../../core/index.js';
 import type { RedisConnection } from './connection.js';
 import { PendingWrites } from './pending-writes.js';
+import type { RedisKeyNames } from './key-names.js';
 
 const DAY_MS = 86_400_000;
 
@@ -53,7 +54,7 @@ interface Prepaid {
  */
 export class RedisCreditLedger implements CreditLedger {
   readonly #conn: RedisConnection;
-  readonly #prefix: string;
+  readonly #names: RedisKeyNames;
   readonly #retainMs: number;
   readonly #windowMs: number;
   readonly #refunded = new WeakSet<DebitReceipt>();
@@ -77,7 +78,7 @@ export class RedisCreditLedger implements CreditLedger {
 
   constructor(connection: RedisConnection) {
     this.#conn = connection;
-    this.#prefix = `${connection.settings.prefix}bal:`;
+    this.#names = connection.names;
     this.#retainMs = connection.settings.retainDays * DAY_MS;
     this.#windowMs = connection.settings.idempotencyWindowMs;
     this.#settling = new PendingWrites(connection.settings.maxPendingWrites, this.#windowMs);
@@ -111,11 +112,11 @@ export class RedisCreditLedger implements CreditLedger {
     }
     const prepaid = this.#claim(keyId, credits, dailyLimit, day);
     if (prepaid !== undefined) return prepaid;
-    const slot = `${this.#prefix}${day}:${keyId}`;
+    const slot = this.#names.balance(day, keyId);
     if (!this.#conn.ready) return this.#offline(slot, keyId, day, credits, dailyLimit, now);
     const id = newDebitId();
     // Expiry is relative to the gateway's clock (the day ends for it), so an injected clock works too.
-    return this.#conn.client.tgDebit(slot, this.#marker(id), credits, dailyLimit, this.#dayEnds - now.getTime() + this.#retainMs, this.#windowMs).then(
+    return this.#conn.client.tgDebit(slot, this.#names.markerBeside(slot, id), credits, dailyLimit, this.#dayEnds - now.getTime() + this.#retainMs, this.#windowMs).then(
       ([ok, used]): DebitResult => {
         this.#lastUsed.set(slot, used);
         if (ok === 1) return { ok: true, receipt: { id, keyId, day, credits }, remaining: dailyLimit - used };
@@ -141,9 +142,9 @@ export class RedisCreditLedger implements CreditLedger {
     if (limit === undefined || !this.#conn.ready) return undefined;
     const at = new Date(now);
     const day = this.#today(at);
-    const slot = `${this.#prefix}${day}:${keyId}`;
+    const slot = this.#names.balance(day, keyId);
     const id = newDebitId();
-    return this.#conn.client.tgTakeDebit(bucketKey, slot, this.#marker(id), cost, perSecond, burst, now, cost, limit, this.#dayEnds - now + this.#retainMs, this.#windowMs).then(
+    return this.#conn.client.tgTakeDebit(bucketKey, slot, this.#names.markerBeside(slot, id), cost, perSecond, burst, now, cost, limit, this.#dayEnds - now + this.#retainMs, this.#windowMs).then(
       ([passed, retryAfterMs, ok, used]): RateDecision => {
         if (passed !== 1) return { ok: false, retryAfterMs };
         if (ok === 2) throw this.#conn.unavailable();
@@ -164,7 +165,7 @@ export class RedisCreditLedger implements CreditLedger {
   refund(receipt: DebitReceipt): void | Promise<void> {
     if (this.#refunded.has(receipt)) return;
     this.#refunded.add(receipt);
-    const slot = `${this.#prefix}${receipt.day}:${receipt.keyId}`;
+    const slot = this.#names.balance(receipt.day, receipt.keyId);
     const local = this.#localReceipts.get(receipt);
     if (local !== undefined) {
       this.#local.refund(local);
@@ -180,7 +181,7 @@ export class RedisCreditLedger implements CreditLedger {
 
   async balance(keyId: string, dailyLimit: number, now: Date): Promise<Balance> {
     const day = utcDay(now);
-    const slot = `${this.#prefix}${day}:${keyId}`;
+    const slot = this.#names.balance(day, keyId);
     let used = Number((await this.#conn.client.get(slot)) ?? 0) + (this.#owed.get(slot) ?? 0);
     for (const settlement of this.#settling.values()) if (settlement.slot === slot) used += settlement.credits;
     return { day, used, remaining: Math.max(0, dailyLimit - used), resetsAt: nextUtcMidnight(now) };
@@ -236,7 +237,7 @@ export class RedisCreditLedger implements CreditLedger {
   /** Sends a refund (or cancellation) now if Redis is reachable; otherwise, or if it fails, queues it. */
   #send(write: RefundWrite): void | Promise<void> {
     if (!this.#conn.ready) return this.#queue(write);
-    return this.#conn.client.tgRefund(write.slot, this.#marker(write.id), write.credits, write.known, this.#windowMs).then(
+    return this.#conn.client.tgRefund(write.slot, this.#names.markerBeside(write.slot, write.id), write.credits, write.known, this.#windowMs).then(
       () => {},
       (error: unknown) => {
         this.#conn.failed(error);
@@ -247,10 +248,6 @@ export class RedisCreditLedger implements CreditLedger {
 
   #queue(write: RefundWrite): void {
     if (!this.#pendingRefunds.push(write)) this.#conn.dropped('refund', this.#pendingRefunds.dropped);
-  }
-
-  #marker(id: string): string {
-    return `${this.#conn.settings.prefix}once:${id}`;
   }
 
   #owe(slot: string, credits: number): void {
@@ -271,8 +268,8 @@ export class RedisCreditLedger implements CreditLedger {
     const settled = this.#settling.dropped;
     const refunded = this.#pendingRefunds.dropped;
     try {
-      await this.#settling.drain((s) => this.#conn.client.tgSettle(s.slot, this.#marker(s.id), s.credits, DAY_MS + this.#retainMs, this.#windowMs));
-      await this.#pendingRefunds.drain((r) => this.#conn.client.tgRefund(r.slot, this.#marker(r.id), r.credits, r.known, this.#windowMs));
+      await this.#settling.drain((s) => this.#conn.client.tgSettle(s.slot, this.#names.markerBeside(s.slot, s.id), s.credits, DAY_MS + this.#retainMs, this.#windowMs));
+      await this.#pendingRefunds.drain((r) => this.#conn.client.tgRefund(r.slot, this.#names.markerBeside(r.slot, r.id), r.credits, r.known, this.#windowMs));
     } finally {
       if (this.#settling.dropped > settled) this.#conn.dropped('settlement', this.#settling.dropped);
       if (this.#pendingRefunds.dropped > refunded) this.#conn.dropped('refund', this.#pendingRefunds.dropped);

@@ -1,6 +1,8 @@
-import type { Redis } from 'ioredis';
 import { apiKeyHash, recordOf, type ApiKeyRecord, type KeyChanges, type KeyRegistry, type StoredKey } from '../../core/index.js';
 import type { RedisConnection } from './connection.js';
+import type { AnyRedis } from './client.js';
+import type { RedisKeyNames } from './key-names.js';
+import { ioredis } from './peers.js';
 
 /** Cached lookups per instance, at most; past it the cache starts over. */
 export const MAX_CACHED_KEYS = 50_000;
@@ -39,30 +41,42 @@ function toFields(values: Partial<Record<(typeof FIELDS)[number], unknown>>): st
 }
 
 /**
- * API keys in Redis, shared by every instance: a hash per key (`<prefix>key:<id>`), an entry from the
- * SHA-256 of the API key to its id (`<prefix>keyhash:<hash>`) and the set of ids (`<prefix>keys`). Each
- * instance caches lookups for `keyCacheMs`; a change made through any instance is published on
+ * API keys in Redis, shared by every instance: a hash per key (`<prefix>key:{<id>}`, the key's record
+ * and the one source of truth), an entry from the SHA-256 of the API key to its id
+ * (`<prefix>keyhash:{<hash>}`) and the set of ids (`<prefix>keys`). Each lives in a hash slot of its own
+ * on a Redis Cluster, so no script spans two of them; the record decides:
+ *
+ * - a lookup follows the hash entry to the record and accepts it only if the record's own `keyHash` is
+ *   the hash looked up, so an entry left behind (by a create that stopped halfway, or by a rotation)
+ *   leads nowhere;
+ * - create writes the id into the set, claims the hash entry, then writes the record last: until the
+ *   record exists, nothing answers to the new key;
+ * - rotation claims the new hash's entry, then changes the record's `keyHash` (the switch: from then
+ *   on the new key works and the old one does not), then removes the old entry;
+ * - revocation is one write to the record.
+ *
+ * Each instance caches lookups for `keyCacheMs`; a change made through any instance is published on
  * `<prefix>keys:changed`, and every instance drops the cached entries it names at once.
  */
 export class RedisKeyRegistry implements KeyRegistry {
   readonly #conn: RedisConnection;
-  readonly #prefix: string;
-  readonly #channel: string;
+  readonly #names: RedisKeyNames;
   readonly #cacheMs: number;
   readonly #cache = new Map<string, { record: ApiKeyRecord | undefined; until: number }>();
-  #subscriber: Redis | undefined;
+  #subscriber: AnyRedis | undefined;
 
   constructor(connection: RedisConnection) {
     this.#conn = connection;
-    this.#prefix = connection.settings.prefix;
-    this.#channel = `${this.#prefix}keys:changed`;
+    this.#names = connection.names;
     this.#cacheMs = connection.settings.keyCacheMs;
   }
 
   /** Subscribes to key changes made by other instances. */
   async start(): Promise<void> {
     if (this.#cacheMs === 0) return;
-    const subscriber = this.#conn.client.duplicate({ enableOfflineQueue: true, lazyConnect: true });
+    const client = this.#conn.client;
+    // A Cluster client subscribes through one node and moves the subscription when that node fails.
+    const subscriber = client instanceof ioredis.Redis ? client.duplicate({ enableOfflineQueue: true, lazyConnect: true }) : client.duplicate(undefined, { enableOfflineQueue: true, lazyConnect: true });
     subscriber.on('error', () => { /* reported by the main connection; reconnects by itself */ });
     subscriber.on('message', (_channel: string, message: string) => {
       for (const hash of message.split(',')) this.#cache.delete(hash);
@@ -71,7 +85,7 @@ export class RedisKeyRegistry implements KeyRegistry {
     subscriber.on('ready', () => this.#cache.clear());
     this.#subscriber = subscriber;
     await subscriber.connect();
-    await subscriber.subscribe(this.#channel);
+    await subscriber.subscribe(this.#names.changes);
   }
 
   /** Unsubscribes. */
@@ -87,9 +101,9 @@ export class RedisKeyRegistry implements KeyRegistry {
     const now = Date.now();
     if (cached !== undefined && (cached.until > now || !this.#conn.ready)) return cached.record;
     if (!this.#conn.ready) throw this.#conn.unavailable(`the key store (Redis at ${this.#conn.address}) is unreachable`);
-    return this.#conn.client.tgLookup(`${this.#prefix}keyhash:${hash}`, `${this.#prefix}key:`).then(
-      (fields) => {
-        const record = fields === null ? undefined : recordOf(fromFields(pairs(fields)));
+    return this.#lookup(hash).then(
+      (key) => {
+        const record = key === undefined ? undefined : recordOf(key);
         if (this.#cacheMs > 0) {
           if (this.#cache.size >= MAX_CACHED_KEYS) this.#cache.clear();
           this.#cache.set(hash, { record, until: Date.now() + this.#cacheMs });
@@ -104,40 +118,71 @@ export class RedisKeyRegistry implements KeyRegistry {
     );
   }
 
+  /** The key whose record carries `hash` (see the class comment: an entry the record disowns is no key). */
+  async #lookup(hash: string): Promise<StoredKey | undefined> {
+    const id = await this.#conn.client.get(this.#names.keyHash(hash));
+    if (id === null) return undefined;
+    const key = await this.get(id);
+    return key?.keyHash === hash ? key : undefined;
+  }
+
   async insert(key: StoredKey): Promise<boolean> {
-    const inserted = await this.#conn.client.tgInsert(
-      `${this.#prefix}key:${key.id}`,
-      `${this.#prefix}keyhash:${key.keyHash}`,
-      `${this.#prefix}keys`,
-      key.id,
-      ...toFields(key),
-    );
-    if (inserted === 1) await this.#announce([key.keyHash]);
-    return inserted === 1;
+    const client = this.#conn.client;
+    await client.sadd(this.#names.ids, key.id);
+    if (!(await this.#claim(key.keyHash, key.id))) return false;
+    const inserted = await client.tgInsert(this.#names.record(key.id), key.keyHash, ...toFields(key));
+    if (inserted !== 1) {
+      // The id is taken by another key: give the hash entry back (the record, which wins, disowns it anyway).
+      await client.tgReleaseHash(this.#names.keyHash(key.keyHash), key.id);
+      return false;
+    }
+    await this.#announce([key.keyHash]);
+    return true;
+  }
+
+  /**
+   * Points `hash`'s entry at `id`: false when it points at another key that owns the hash (the same API
+   * key exists). An entry whose key does not own the hash (left by a create that stopped halfway, or by
+   * a rotation) is taken over, atomically against anyone who changed it meanwhile.
+   */
+  async #claim(hash: string, id: string): Promise<boolean> {
+    const entry = this.#names.keyHash(hash);
+    if ((await this.#conn.client.tgClaimHash(entry, id, '')) === 1) return true;
+    const holder = await this.#conn.client.get(entry);
+    if (holder === null) return (await this.#conn.client.tgClaimHash(entry, id, '')) === 1;
+    if ((await this.#conn.client.hget(this.#names.record(holder), 'keyHash')) === hash) return false;
+    return (await this.#conn.client.tgClaimHash(entry, id, holder)) === 1;
   }
 
   async get(id: string): Promise<StoredKey | undefined> {
-    const fields = await this.#conn.client.hgetall(`${this.#prefix}key:${id}`);
+    const fields = await this.#conn.client.hgetall(this.#names.record(id));
     return fields.id === undefined ? undefined : fromFields(fields);
   }
 
   async list(): Promise<StoredKey[]> {
-    const ids = (await this.#conn.client.smembers(`${this.#prefix}keys`)).sort();
+    const ids = (await this.#conn.client.smembers(this.#names.ids)).sort();
+    // An id whose record was never written (a create that stopped halfway) is no key.
     const keys = await Promise.all(ids.map((id) => this.get(id)));
     return keys.filter((k): k is StoredKey => k !== undefined);
   }
 
   async update(id: string, changes: KeyChanges, now: number): Promise<StoredKey | undefined> {
-    const fields = toFields({ ...changes, updatedAt: now });
-    const [ok, previousHash] = await this.#conn.client.tgUpdate(`${this.#prefix}key:${id}`, `${this.#prefix}keyhash:`, changes.keyHash ?? '', ...fields);
-    if (ok !== 1) return undefined;
-    await this.#announce([previousHash, ...(changes.keyHash === undefined ? [] : [changes.keyHash])]);
+    const client = this.#conn.client;
+    const rotating = changes.keyHash;
+    if (rotating !== undefined && !(await this.#claim(rotating, id))) throw new Error('the new API key is already in use');
+    const [ok, previousHash] = await client.tgUpdate(this.#names.record(id), ...toFields({ ...changes, updatedAt: now }));
+    if (ok !== 1) {
+      if (rotating !== undefined) await client.tgReleaseHash(this.#names.keyHash(rotating), id);
+      return undefined;
+    }
+    if (rotating !== undefined && previousHash !== '' && previousHash !== rotating) await client.tgReleaseHash(this.#names.keyHash(previousHash), id);
+    await this.#announce([previousHash, ...(rotating === undefined ? [] : [rotating])]);
     return this.get(id);
   }
 
   /** Drops the hashes from this instance's cache and tells the others to. */
   async #announce(hashes: string[]): Promise<void> {
     for (const hash of hashes) this.#cache.delete(hash);
-    await this.#conn.client.publish(this.#channel, hashes.join(','));
+    await this.#conn.client.publish(this.#names.changes, hashes.join(','));
   }
 }

@@ -10,22 +10,20 @@ import type { RedisCreditLedger } from './redis-credit-ledger.js';
  */
 export class RedisRateLimiter implements RateLimiter {
   readonly #conn: RedisConnection;
-  readonly #prefix: string;
   readonly #local = new MemoryRateLimiter();
   readonly #ledger: RedisCreditLedger | undefined;
 
   /** With `ledger`, a key's bucket and its debit go to Redis in one script (see {@link RedisCreditLedger.takeAndDebit}). */
   constructor(connection: RedisConnection, ledger?: RedisCreditLedger) {
     this.#conn = connection;
-    this.#prefix = `${connection.settings.prefix}rate:`;
     this.#ledger = ledger;
   }
 
   take(bucket: string, cost: number, perSecond: number, burst: number, now: number): RateDecision | Promise<RateDecision> {
     if (!this.#conn.ready) return this.#offline(bucket, cost, perSecond, burst, now);
-    const combined = this.#ledger?.takeAndDebit(`${this.#prefix}${bucket}`, bucket, cost, perSecond, burst, now);
+    const combined = this.#ledger?.takeAndDebit(this.#conn.names.bucket(bucket), bucket, cost, perSecond, burst, now);
     if (combined !== undefined) return combined.catch(() => this.#offline(bucket, cost, perSecond, burst, now));
-    return this.#conn.client.tgTake(`${this.#prefix}${bucket}`, cost, perSecond, burst, now).then(
+    return this.#conn.client.tgTake(this.#conn.names.bucket(bucket), cost, perSecond, burst, now).then(
       ([ok, retryAfterMs]): RateDecision => (ok === 1 ? { ok: true } : { ok: false, retryAfterMs }),
       (error: unknown) => {
         this.#conn.failed(error);

@@ -29,7 +29,7 @@ interface UsageWrite {
 }
 
 /**
- * Usage counters per key, UTC day and method in Redis hashes (`<prefix>use:<day>:<key id>`, fields
+ * Usage counters per key, UTC day and method in Redis hashes (`<prefix>use:<day>:{<key id>}`, fields
  * `<method>|calls`, `|credits`, `|bytes`, `|failed`, and `|cacheHits`, `|cacheMisses` once a response cache
  * counted one) that expire by themselves `retainDays` after their
  * day. Events are added up in memory and written every `usageFlushMs` (and when the gateway stops); while
@@ -41,7 +41,6 @@ interface UsageWrite {
  */
 export class RedisUsageRecorder implements UsageRecorder {
   readonly #conn: RedisConnection;
-  readonly #prefix: string;
   readonly #retainMs: number;
   readonly #days = new UtcDayCache();
   #pending = new Map<string, Pending>();
@@ -50,7 +49,6 @@ export class RedisUsageRecorder implements UsageRecorder {
 
   constructor(connection: RedisConnection) {
     this.#conn = connection;
-    this.#prefix = `${connection.settings.prefix}use:`;
     this.#retainMs = connection.settings.retainDays * DAY_MS;
     this.#unsent = new PendingWrites(connection.settings.maxPendingWrites, connection.settings.idempotencyWindowMs);
     connection.onReady(() => this.flush());
@@ -91,7 +89,7 @@ export class RedisUsageRecorder implements UsageRecorder {
     const window = this.#conn.settings.idempotencyWindowMs;
     const before = this.#unsent.dropped;
     try {
-      await this.#unsent.drainConcurrently((w) => this.#conn.client.tgUsage(w.hash, `${this.#conn.settings.prefix}once:${w.id}`, w.ttlMs, window, ...w.groups));
+      await this.#unsent.drainConcurrently((w) => this.#conn.client.tgUsage(w.hash, this.#conn.names.markerBeside(w.hash, w.id), w.ttlMs, window, ...w.groups));
     } finally {
       if (this.#unsent.dropped > before) this.#conn.dropped('usage', this.#unsent.dropped);
     }
@@ -103,7 +101,7 @@ export class RedisUsageRecorder implements UsageRecorder {
     this.#pending = new Map();
     const byHash = new Map<string, Pending[]>();
     for (const p of batch.values()) {
-      const hash = `${this.#prefix}${p.day}:${p.keyId}`;
+      const hash = this.#conn.names.usage(p.day, p.keyId);
       const list = byHash.get(hash);
       if (list === undefined) byHash.set(hash, [p]);
       else list.push(p);
@@ -117,7 +115,7 @@ export class RedisUsageRecorder implements UsageRecorder {
   }
 
   async usage(keyId: string, day: string): Promise<Record<string, UsageTotals>> {
-    const fields = await this.#conn.client.hgetall(`${this.#prefix}${day}:${keyId}`);
+    const fields = await this.#conn.client.hgetall(this.#conn.names.usage(day, keyId));
     const out: Record<string, UsageTotals> = {};
     for (const [field, value] of Object.entries(fields)) {
       const bar = field.lastIndexOf('|');

@@ -11,11 +11,13 @@
 
 /**
  * KEYS: balance, debit marker. ARGV: credits, daily limit, time to live (ms), idempotency window (ms).
- * Takes the credits if they fit: `{1, used}` or `{0, used}`; `{2, used}` when the debit's id was already
- * taken or cancelled (nothing changes).
+ * Takes the credits if they fit: `{1, used}` or `{0, used}`. A debit whose id is already marked changes
+ * nothing: `{1, used}` when it was taken (this is the same command sent again, after a lost answer or a
+ * redirection), `{2, used}` when it was cancelled.
  */
 export const DEBIT = `
-if redis.call('EXISTS', KEYS[2]) == 1 then return {2, tonumber(redis.call('GET', KEYS[1]) or '0')} end
+local mark = redis.call('GET', KEYS[2])
+if mark then return {mark == 'r' and 2 or 1, tonumber(redis.call('GET', KEYS[1]) or '0')} end
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 local credits = tonumber(ARGV[1])
 if used + credits > tonumber(ARGV[2]) then return {0, used} end
@@ -111,42 +113,56 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1`;
 
-/** KEYS: key-hash entry. ARGV: prefix of key records. The record's fields of the key with that hash, or nil. */
-export const LOOKUP = `
-local id = redis.call('GET', KEYS[1])
-if not id then return false end
-return redis.call('HGETALL', ARGV[1] .. id)`;
-
-/** KEYS: record, key-hash entry, id set. ARGV: id, then field/value pairs. Adds a key unless its id or hash exists. */
+/**
+ * KEYS: a key's record. ARGV: the key's hash, then field/value pairs. Writes the record unless one with
+ * that id exists: 1, or 0 when another key has the id. A record that exists with the same hash is this
+ * very insert sent again (its answer was lost): 1, changing nothing.
+ */
 export const INSERT = `
-if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  if redis.call('HGET', KEYS[1], 'keyHash') == ARGV[1] then return 1 end
+  return 0
+end
 redis.call('HSET', KEYS[1], unpack(ARGV, 2))
-redis.call('SET', KEYS[2], ARGV[1])
-redis.call('SADD', KEYS[3], ARGV[1])
 return 1`;
 
 /**
- * KEYS: record. ARGV: prefix of key-hash entries, new key hash or '', then field/value pairs. Changes a
- * key, moving its hash entry on rotation. `{1, previous hash}` or `{0, ''}` when there is no such key.
+ * KEYS: a key's record. ARGV: field/value pairs. Changes the key: `{1, hash before the change}` or
+ * `{0, ''}` when there is no such key.
  */
 export const UPDATE = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return {0, ''} end
 local old = redis.call('HGET', KEYS[1], 'keyHash') or ''
-if ARGV[2] ~= '' then
-  if old ~= '' then redis.call('DEL', ARGV[1] .. old) end
-  redis.call('SET', ARGV[1] .. ARGV[2], redis.call('HGET', KEYS[1], 'id'))
-end
-if #ARGV > 2 then redis.call('HSET', KEYS[1], unpack(ARGV, 3)) end
+if #ARGV > 0 then redis.call('HSET', KEYS[1], unpack(ARGV)) end
 return {1, old}`;
+
+/**
+ * KEYS: a key-hash entry. ARGV: key id, id found stale (or ''). Points the entry at the id if it is free,
+ * already points there, or still points at the stale id the caller checked: 1, else 0.
+ */
+export const CLAIM_HASH = `
+local current = redis.call('GET', KEYS[1])
+if current and current ~= ARGV[1] and current ~= ARGV[2] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1`;
+
+/** KEYS: a key-hash entry. ARGV: key id. Deletes the entry if it points at that id: 1, else 0. */
+export const RELEASE_HASH = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1`;
 
 /**
  * KEYS: bucket, balance, debit marker. ARGV: cost, tokens per second, burst, now (ms), credits, daily
  * limit, time to live of the balance (ms), idempotency window (ms). {@link TAKE} and then, if the bucket
  * let the call through, {@link DEBIT}, in one atomic step: `{1, 0, 1|0|2, used}` or `{0, retry after ms, 0, 0}`.
+ * A debit id already marked is this command sent again: its outcome, without taking from the bucket again.
  */
-export const TAKE_DEBIT = `${BUCKET}
+export const TAKE_DEBIT = `
+local mark = redis.call('GET', KEYS[3])
+if mark then return {1, 0, mark == 'r' and 2 or 1, tonumber(redis.call('GET', KEYS[2]) or '0')} end
+${BUCKET}
 if not allowed then return {0, math.ceil((need - tokens) / rate * 1000), 0, 0} end
-if redis.call('EXISTS', KEYS[3]) == 1 then return {1, 0, 2, tonumber(redis.call('GET', KEYS[2]) or '0')} end
 local used = tonumber(redis.call('GET', KEYS[2]) or '0')
 local credits = tonumber(ARGV[5])
 if used + credits > tonumber(ARGV[6]) then return {1, 0, 0, used} end

@@ -16,8 +16,17 @@ export type UnavailablePolicy = 'refuse' | 'allowance';
 
 /** Settings of the Redis store (`plugins.ledger-redis` in the config; the config wins over code). */
 export interface RedisLedgerSettings {
-  /** Redis URL, `redis://[:password@]host:port[/db]` or `rediss://` for TLS (default `redis://127.0.0.1:6379`). */
+  /**
+   * Redis URL, `redis://[:password@]host:port[/db]` or `rediss://` for TLS (default `redis://127.0.0.1:6379`).
+   * With `cluster` or `sentinels`, only its user name, password and scheme apply, to every node.
+   */
   readonly url?: string;
+  /** A Redis Cluster instead of one Redis: some of its nodes (`host:port`); the others are discovered. */
+  readonly cluster?: RedisClusterSettings;
+  /** Redis Sentinel instead of one fixed Redis: the sentinels (`host:port`), which name the master of {@link RedisLedgerSettings.name}. */
+  readonly sentinels?: readonly string[];
+  /** The master's name the sentinels watch (with `sentinels`). */
+  readonly name?: string;
   /** Prefix of every Redis key, so several gateways (or environments) can share one Redis (default `tollgate:`). */
   readonly prefix?: string;
   /** Policy while Redis is unreachable (default `refuse`). */
@@ -44,10 +53,22 @@ export interface RedisLedgerSettings {
   readonly maxPendingWrites?: number;
 }
 
+/** The `cluster` section of {@link RedisLedgerSettings}. */
+export interface RedisClusterSettings {
+  /** Seed nodes, `host:port` (at least one; more, so that a start works while one is down). */
+  readonly nodes: readonly string[];
+}
+
 /** Settings with every default applied. */
 export interface ResolvedRedisSettings {
   /** See {@link RedisLedgerSettings.url}. */
   readonly url: string;
+  /** See {@link RedisLedgerSettings.cluster}. */
+  readonly cluster?: RedisClusterSettings | undefined;
+  /** See {@link RedisLedgerSettings.sentinels}. */
+  readonly sentinels?: readonly string[] | undefined;
+  /** See {@link RedisLedgerSettings.name}. */
+  readonly name?: string | undefined;
   /** See {@link RedisLedgerSettings.prefix}. */
   readonly prefix: string;
   /** See {@link RedisLedgerSettings.whenUnavailable}. */
@@ -84,12 +105,32 @@ const DEFAULTS: ResolvedRedisSettings = {
   maxPendingWrites: 100_000,
 };
 
+/** A `host:port` (a name, an IPv4 address or a bracketed IPv6 one, then a port). */
+const HOST_PORT = { type: 'string', pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[^:\\s/\\[\\]]+):[0-9]{1,5}$', problem: 'must be host:port' } as const;
+
+/** Settings that only make sense together, or not together. */
+function topologyProblems(settings: ResolvedRedisSettings): string[] {
+  const problems: string[] = [];
+  if (settings.cluster !== undefined && settings.sentinels !== undefined) problems.push('cluster: cannot be used with sentinels (a Redis Cluster fails over by itself)');
+  if (settings.sentinels !== undefined && settings.name === undefined) problems.push("name: required with sentinels (the master's name they watch)");
+  if (settings.name !== undefined && settings.sentinels === undefined) problems.push('name: only applies with sentinels');
+  return problems;
+}
+
 /** The settings' schema: unknown or bad fields are refused by name, in the gateway's configuration format. */
 const SETTINGS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
     url: { type: 'string', pattern: '^rediss?://', default: DEFAULTS.url },
+    cluster: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['nodes'],
+      properties: { nodes: { type: 'array', minItems: 1, items: HOST_PORT } },
+    },
+    sentinels: { type: 'array', minItems: 1, items: HOST_PORT },
+    name: { type: 'string', minLength: 1 },
     prefix: { type: 'string', default: DEFAULTS.prefix },
     whenUnavailable: { enum: ['refuse', 'allowance'], default: DEFAULTS.whenUnavailable },
     localAllowance: { type: 'integer', minimum: 0, default: DEFAULTS.localAllowance },
@@ -110,7 +151,24 @@ const SETTINGS_SCHEMA = {
  * @throws ConfigError naming each offending field.
  */
 export function resolveRedisSettings(sources: ReadonlyArray<object | undefined>, where = `plugins.${LEDGER_REDIS_PLUGIN}`): ResolvedRedisSettings {
-  return validateSettings<ResolvedRedisSettings>(SETTINGS_SCHEMA, sources, where);
+  return validateSettings<ResolvedRedisSettings>(SETTINGS_SCHEMA, sources, where, topologyProblems);
+}
+
+/** Parses `host:port` (see the schema's pattern); an IPv6 host loses its brackets. */
+export function hostPort(value: string): { host: string; port: number } {
+  const at = value.lastIndexOf(':');
+  const host = value.slice(0, at);
+  return { host: host.startsWith('[') ? host.slice(1, -1) : host, port: Number(value.slice(at + 1)) };
+}
+
+/**
+ * What logs and errors may show of where the store is, without credentials: `host:port` of the URL,
+ * `cluster host:port,…` or `sentinel <name> via host:port,…`.
+ */
+export function storeAddress(settings: Pick<ResolvedRedisSettings, 'url' | 'cluster' | 'sentinels' | 'name'>): string {
+  if (settings.cluster !== undefined) return `cluster ${settings.cluster.nodes.join(',')}`;
+  if (settings.sentinels !== undefined) return `sentinel master "${settings.name ?? ''}" via ${settings.sentinels.join(',')}`;
+  return redisAddress(settings.url);
 }
 
 /** `host:port` of a Redis URL, without credentials: what logs and errors may show. */

@@ -1,17 +1,55 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { betterSqlite3 } from './peers.js';
 import type { ResolvedSqliteSettings } from './settings.js';
 
-/** A better-sqlite3 connection. */
-export type SqliteDatabase = Database.Database;
+// The parts of better-sqlite3 the stores use, declared here so the plugin's public declarations compile
+// without `@types/better-sqlite3`; `connectionOf` adapts the driver's connection to them, type-checked.
+
+/** What a statement's `run` reports. */
+export interface SqliteRunResult {
+  /** Rows the statement changed. */
+  readonly changes: number;
+  /** The rowid of the last row inserted. */
+  readonly lastInsertRowid: number | bigint;
+}
 
 /** A prepared better-sqlite3 statement taking `Params` and reading rows of type `Row`. */
-export type SqliteStatement<Params extends unknown[], Row = unknown> = Database.Statement<Params, Row>;
+export interface SqliteStatement<Params extends unknown[], Row = unknown> {
+  /** Runs the statement. */
+  run(...params: Params): SqliteRunResult;
+  /** The first row, if any. */
+  get(...params: Params): Row | undefined;
+  /** Every row. */
+  all(...params: Params): Row[];
+  /** Makes reads return each row's first column only. */
+  pluck(toggle?: boolean): this;
+}
 
-/** A better-sqlite3 transaction function (with its `.immediate` form). */
-export type SqliteTransaction<F extends (...args: never[]) => unknown> = Database.Transaction<F>;
+/** A better-sqlite3 transaction function (with its `.immediate` form, which takes the write lock first). */
+export interface SqliteTransaction<Args extends unknown[], Result> {
+  /** Runs the transaction (`BEGIN`). */
+  (...args: Args): Result;
+  /** Runs the transaction with `BEGIN IMMEDIATE`. */
+  immediate(...args: Args): Result;
+}
+
+/** A better-sqlite3 connection. */
+export interface SqliteDatabase {
+  /** False once closed. */
+  readonly open: boolean;
+  /** Prepares a statement. */
+  prepare<Params extends unknown[] = unknown[], Row = unknown>(sql: string): SqliteStatement<Params, Row>;
+  /** Wraps `fn` in a transaction. */
+  transaction<Args extends unknown[], Result>(fn: (...args: Args) => Result): SqliteTransaction<Args, Result>;
+  /** Runs SQL text (several statements). */
+  exec(sql: string): unknown;
+  /** Runs a PRAGMA. */
+  pragma(sql: string, options?: { readonly simple?: boolean }): unknown;
+  /** Closes the connection. */
+  close(): unknown;
+}
 
 // Each entry moves the schema one version up (PRAGMA user_version); never edit a released entry, add one.
 const MIGRATIONS: readonly string[] = [
@@ -62,7 +100,7 @@ const MIGRATIONS: readonly string[] = [
  */
 export function openDatabase(settings: ResolvedSqliteSettings): SqliteDatabase {
   if (settings.path !== ':memory:') mkdirSync(dirname(settings.path), { recursive: true });
-  const db = new betterSqlite3.default(settings.path, { timeout: settings.busyTimeoutMs });
+  const db = connectionOf(new betterSqlite3.default(settings.path, { timeout: settings.busyTimeoutMs }));
   try {
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${settings.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
@@ -73,6 +111,24 @@ export function openDatabase(settings: ResolvedSqliteSettings): SqliteDatabase {
     throw error;
   }
   return db;
+}
+
+/**
+ * The driver's connection as a {@link SqliteDatabase}. Statements and transactions are the driver's own
+ * objects (structurally the declared ones): only `prepare` gains a call, not the statements run on the
+ * hot path.
+ */
+function connectionOf(db: BetterSqlite3.Database): SqliteDatabase {
+  return {
+    get open() {
+      return db.open;
+    },
+    prepare: <Params extends unknown[], Row>(sql: string): SqliteStatement<Params, Row> => db.prepare<Params, Row>(sql),
+    transaction: <Args extends unknown[], Result>(fn: (...args: Args) => Result): SqliteTransaction<Args, Result> => db.transaction(fn),
+    exec: (sql) => db.exec(sql),
+    pragma: (sql, options) => db.pragma(sql, options),
+    close: () => db.close(),
+  };
 }
 
 function migrate(db: SqliteDatabase): void {

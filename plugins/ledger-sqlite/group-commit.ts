@@ -14,7 +14,7 @@ interface Write {
  */
 export class GroupCommit {
   readonly #db: SqliteDatabase;
-  readonly #transaction: SqliteTransaction<(batch: readonly Write[], results: unknown[]) => void>;
+  readonly #transaction: SqliteTransaction<[batch: readonly Write[], results: unknown[]], void>;
   #queue: Write[] = [];
   #scheduled = false;
 

@@ -14,10 +14,17 @@ export class MetricsTransport implements Transport {
   readonly #path: string;
   readonly #registry: Registry;
   readonly #token: Buffer | undefined;
+  readonly #collect: () => Promise<string>;
 
-  constructor(options: { path: string; registry: Registry; token: string | undefined }) {
+  /** `collect` gives the text to serve: by default this registry's and prom-client's shared one; a worker's, the whole group's. */
+  constructor(options: { path: string; registry: Registry; token: string | undefined; collect?: () => Promise<string> }) {
     this.#path = options.path;
     this.#registry = options.registry;
+    this.#collect = options.collect ?? (async () => {
+      // Plugins without a handle on this registry (a store's connection state) export to prom-client's shared one.
+      const [own, shared] = await Promise.all([options.registry.metrics(), promClient.register.metrics()]);
+      return shared === '' ? own : `${own}\n${shared}`;
+    });
     this.#token = options.token === undefined ? undefined : digest(options.token);
   }
 
@@ -35,10 +42,8 @@ export class MetricsTransport implements Transport {
         return true;
       }
     }
-    // Plugins without a handle on this registry (a store's connection state) export to prom-client's shared one.
-    Promise.all([this.#registry.metrics(), promClient.register.metrics()]).then(
-      ([own, shared]) => {
-        const text = shared === '' ? own : `${own}\n${shared}`;
+    this.#collect().then(
+      (text) => {
         res.writeHead(200, { 'content-type': this.#registry.contentType, 'cache-control': 'no-store' });
         res.end(req.method === 'HEAD' ? undefined : text);
       },

@@ -2,6 +2,8 @@ import { Tokens, validateSettings, type TollgatePlugin } from '../../core/index.
 import { PrometheusObserver } from './prometheus-observer.js';
 import { MetricsTransport } from './metrics-transport.js';
 import { AccessLogObserver } from './access-log.js';
+import { joinGroupMetrics } from './group-metrics.js';
+import { workerMembership } from '../workers/index.js';
 
 /** The metrics plugin's name, and the key of its settings under `plugins` in the config. */
 export const METRICS_PLUGIN = 'metrics';
@@ -78,7 +80,10 @@ export function metrics(options: MetricsSettings = {}): MetricsPlugin {
       const { path, token, defaultMetrics } = validateSettings<Required<Omit<MetricsSettings, 'token'>> & MetricsSettings>(METRICS_SCHEMA, [fromEnv, options, config.plugins[METRICS_PLUGIN]], `plugins.${METRICS_PLUGIN}`);
       observer = new PrometheusObserver({ clock: container.resolve(Tokens.Clock), selector: () => container.resolve(Tokens.UpstreamSelector), defaultMetrics });
       container.register(Tokens.CallObserver, { useValue: observer });
-      container.register(Tokens.Transport, { useValue: new MetricsTransport({ path, registry: observer.registry, token }) });
+      // In a worker of a group, the endpoint serves the whole group's metrics, aggregated by the primary.
+      const membership = workerMembership();
+      const collect = membership === undefined ? undefined : joinGroupMetrics(membership, observer.registry);
+      container.register(Tokens.Transport, { useValue: new MetricsTransport({ path, registry: observer.registry, token, collect }) });
     },
   };
 }

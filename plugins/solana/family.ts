@@ -31,9 +31,26 @@ export interface SolanaFamilyOptions {
   readonly transports?: readonly string[] | 'all';
 }
 
+/** The commitment a call asks for in its config object (`params[0]`), by default `finalized` as on a node. */
+function commitmentOf(params: unknown): string {
+  const config = Array.isArray(params) ? params[0] : undefined;
+  const commitment = (config as { commitment?: unknown } | null | undefined)?.commitment;
+  return typeof commitment === 'string' ? commitment : 'finalized';
+}
+
+/**
+ * The head a `getSlot` answer shows, scoped by commitment level (a `finalized` slot is rightly behind a
+ * `processed` one; each level only goes forward).
+ */
+function slotAnswer(result: unknown, params: unknown): { head: number; scope: string } | undefined {
+  const head = slotHead(result);
+  return head === undefined ? undefined : { head, scope: `slot:${commitmentOf(params)}` };
+}
+
 /** The hooks each method gets, by method name. */
 const HOOKS: Readonly<Record<string, Partial<MethodDefinition>>> = {
   getAccountInfo: { checkParams: pubkeyParamCheck(0, 'address') },
+  getSlot: { answerHead: slotAnswer },
 };
 
 /**

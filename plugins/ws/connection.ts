@@ -1,8 +1,8 @@
-import type { WebSocket, RawData } from 'ws';
+import type { ClientMessage, ClientSocket } from './client-socket.js';
 import type { Duplex } from 'node:stream';
 import type { Subscription } from 'rxjs';
 import { ContextState, Errors, arrayElements, Tokens, type CreditLedger, type Credentials, type GatewayRuntime, type JsonRpcOutput, type Network, type RequestMeta, type UpstreamChannel } from '../../core/index.js';
-import { WsCloseCodes, type WsSettings } from './options.js';
+import { WS_TRANSPORT, WsCloseCodes, type WsSettings } from './options.js';
 import { SUBSCRIPTION_SESSION, SubscriptionSession } from './subscriptions/subscription-session.js';
 import type { SubscriptionService } from './subscriptions/subscription-service.js';
 
@@ -46,7 +46,7 @@ function callsIn(input: Buffer): number {
  * stops starting calls, writes the answers of the calls already in flight, and then closes with 4402.
  */
 export class WsConnection {
-  readonly #socket: WebSocket;
+  readonly #socket: ClientSocket;
   readonly #gateway: GatewayRuntime;
   readonly #network: Network;
   readonly #credentials: Credentials;
@@ -74,7 +74,7 @@ export class WsConnection {
 
   readonly #subscriptions: SubscriptionSession;
 
-  constructor(socket: WebSocket, gateway: GatewayRuntime, network: Network, credentials: Credentials, meta: RequestMeta, settings: WsSettings, subscriptions: SubscriptionService, channel?: UpstreamChannel, raw?: Duplex) {
+  constructor(socket: ClientSocket, gateway: GatewayRuntime, network: Network, credentials: Credentials, meta: RequestMeta, settings: WsSettings, subscriptions: SubscriptionService, channel?: UpstreamChannel, raw?: Duplex) {
     this.#raw = raw;
     this.#socket = socket;
     this.#gateway = gateway;
@@ -136,7 +136,7 @@ export class WsConnection {
     await this.#close(WsCloseCodes.GOING_AWAY, 'server shutting down');
   }
 
-  #onMessage(data: RawData): void {
+  #onMessage(data: ClientMessage): void {
     if (this.#closing) return;
     // The engine reads text and binary messages alike, as UTF-8 bytes (ws has checked a text frame's):
     // handing it the Buffer spares a decode here and an encode back there.
@@ -172,7 +172,7 @@ export class WsConnection {
     let done = false;
     let subscription: Subscription | undefined;
     subscription = this.#gateway
-      .jsonRpc({ transport: 'ws', network: this.#network, credentials: this.#credentials, body: input, meta: this.#meta })
+      .jsonRpc({ transport: WS_TRANSPORT, network: this.#network, credentials: this.#credentials, body: input, meta: this.#meta })
       .subscribe({
         next: (output) => this.#answer(output),
         complete: () => {

@@ -4,6 +4,9 @@ import type { SubscriptionOptions } from './subscriptions/settings.js';
 /** The plugin's name, and its section in the config: `plugins.ws`. */
 export const WS_PLUGIN = 'ws';
 
+/** The transport's name, as calls' contexts carry it (`RequestContext.transport`). */
+export const WS_TRANSPORT = 'ws';
+
 /** Options of the WebSocket transport. */
 export interface WsTransportOptions {
   /** Subscriptions (`eth_subscribe`): caps, slow-reader bound, credits per plan, upstream sockets. */

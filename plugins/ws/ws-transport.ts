@@ -5,7 +5,7 @@ import { ws as wsPackage } from './peers.js';
 import { Errors, GatewayError, apiKeyFromPath, type GatewayRuntime, type KeyAccess, type Transport } from '../../core/index.js';
 import { WsConnection } from './connection.js';
 import { refuseUpgrade } from './refuse-upgrade.js';
-import { resolveWsSettings, type WsSettings, type WsTransportOptions } from './options.js';
+import { WS_TRANSPORT, resolveWsSettings, type WsSettings, type WsTransportOptions } from './options.js';
 import { SubscriptionService } from './subscriptions/subscription-service.js';
 import { resolveSubscriptionSettings } from './subscriptions/settings.js';
 import { UpstreamSocketPool } from './upstream/socket-pool.js';
@@ -18,7 +18,7 @@ import { WsUpstreamChannel } from './upstream/ws-channel.js';
  * pool of upstream WebSockets (its {@link WsTransport.channel}), else over HTTP.
  */
 export class WsTransport implements Transport {
-  readonly name = 'ws';
+  readonly name = WS_TRANSPORT;
   readonly #options: WsTransportOptions;
   #settings: WsSettings | undefined;
   #server: WebSocketServer | undefined;

@@ -11,11 +11,16 @@ export interface RecordedExchange {
   readonly comment: string;
   readonly request: Record<string, unknown> & { method: string; params?: unknown[] };
   readonly response: Record<string, unknown>;
+  /** The fixture says `// speconly:`: only the answer's shape is checked, as hive's rpc-compat does. */
+  readonly specOnly?: boolean;
 }
 
-/** Every `>>`/`<<` pair of the execution-apis test fixtures. */
-export function recordedExchanges(): RecordedExchange[] {
-  const root = join(conformanceDir, 'execution-apis', 'tests');
+/** The execution-apis fixture folders: `tests` (the first ones collected) and `tests-pending` (every other `eth_` method folder). */
+export type FixtureFolder = 'tests' | 'tests-pending';
+
+/** Every `>>`/`<<` pair of the execution-apis test fixtures of `folder`. */
+export function recordedExchanges(folder: FixtureFolder = 'tests'): RecordedExchange[] {
+  const root = join(conformanceDir, 'execution-apis', folder);
   if (!existsSync(root)) throw new Error(`conformance fixtures not found at ${root}: check out shared/ beside the repository`);
   const out: RecordedExchange[] = [];
   for (const dir of readdirSync(root, { withFileTypes: true })) {
@@ -27,7 +32,8 @@ export function recordedExchanges(): RecordedExchange[] {
       for (const line of lines) {
         if (line.startsWith('>> ')) request = JSON.parse(line.slice(3)) as RecordedExchange['request'];
         if (line.startsWith('<< ') && request !== undefined) {
-          out.push({ file: `${dir.name}/${file}`, comment, request, response: JSON.parse(line.slice(3)) as Record<string, unknown> });
+          const specOnly = lines.some((l) => l.startsWith('// speconly:'));
+          out.push({ file: `${dir.name}/${file}`, comment, request, response: JSON.parse(line.slice(3)) as Record<string, unknown>, specOnly });
           request = undefined;
         }
       }

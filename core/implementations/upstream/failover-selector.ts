@@ -8,6 +8,7 @@ import type { UpstreamSelector, UpstreamStatus } from '../../model/selector.js';
 import type { Upstream } from '../../model/context.js';
 import type { UpstreamFailure } from '../../leaves/upstream-failure.js';
 import type { UpstreamHealth } from './upstream-health.js';
+import type { SharedHeads } from '../../model/shared-heads.js';
 
 /** Options of {@link FailoverSelector}. */
 export interface FailoverSelectorOptions {
@@ -15,6 +16,11 @@ export interface FailoverSelectorOptions {
   readonly config: GatewayConfig;
   /** Where breaker transitions are logged. */
   readonly logger?: Logger;
+  /**
+   * The deployment's shared heads, resolved when the selector starts (a store plugin may replace the
+   * default after the selector was made). Without it, head floors are this instance's own.
+   */
+  readonly sharedHeads?: () => SharedHeads | undefined;
 }
 
 /**
@@ -39,15 +45,49 @@ export class FailoverSelector implements UpstreamSelector {
   readonly #logger: Logger | undefined;
   readonly #networks = new Map<Network, NetworkHealth>();
   readonly #health = new Map<Upstream, { network: NetworkHealth; health: UpstreamHealth }>();
+  readonly #byName = new Map<string, NetworkHealth>();
+  readonly #sharedHeadsOf: (() => SharedHeads | undefined) | undefined;
+  #sharedHeads: SharedHeads | undefined;
 
   constructor(options: FailoverSelectorOptions) {
     this.#config = options.config;
     this.#logger = options.logger;
+    this.#sharedHeadsOf = options.sharedHeads;
   }
 
-  /** Tracks the networks and starts active probes where they apply. */
+  /**
+   * Tracks the networks, listens to the deployment's shared heads (every rise raises the network's head
+   * floor) and starts active probes where they apply.
+   */
   start(networks: readonly Network[]): void {
+    const shared = this.#sharedHeadsOf?.();
+    this.#sharedHeads = shared;
+    shared?.onRaise((key, head) => this.#byName.get(key.network)?.raiseFloor(key.scope, head));
     for (const network of networks) this.#track(network).startProbing();
+  }
+
+  /** The head floor of `network` in `scope`: the highest head shown by any upstream of the deployment. */
+  headFloor(network: Network, scope: string): number | undefined {
+    return this.#networks.get(network)?.floor(scope);
+  }
+
+  /**
+   * An answer of `upstream` showed `head` in `scope`: for the network's own scope that is the upstream's
+   * head now (as a probe would report it); any scope's floor rises with it, here and, through the shared
+   * heads, on every instance.
+   */
+  observeHead(upstream: Upstream, scope: string, head: number): void {
+    const entry = this.#health.get(upstream);
+    if (entry === undefined) return;
+    if (scope === '' && entry.health.head !== head) {
+      entry.health.head = head;
+      entry.network.invalidate();
+    }
+    this.#raise(entry.network, scope, head);
+  }
+
+  #raise(network: NetworkHealth, scope: string, head: number): void {
+    if (network.raiseFloor(scope, head)) this.#sharedHeads?.offer({ network: network.network.name, scope }, head);
   }
 
   /** Stops every probe. */
@@ -159,6 +199,9 @@ export class FailoverSelector implements UpstreamSelector {
     if (tracked !== undefined) return tracked;
     tracked = new NetworkHealth(network, resolveFailoverSettings(this.#config, network.config), this.#logger);
     this.#networks.set(network, tracked);
+    this.#byName.set(network.name, tracked);
+    const health = tracked;
+    tracked.onProbeHead = (head) => this.#raise(health, '', head);
     for (const health of tracked.members) this.#health.set(health.upstream, { network: tracked, health });
     return tracked;
   }

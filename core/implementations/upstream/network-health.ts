@@ -56,8 +56,14 @@ export class NetworkHealth {
   readonly members: readonly UpstreamHealth[];
   /** Calls refused because no upstream could serve them. */
   unavailable = 0;
-  /** Highest head among primaries with a closed breaker, when any reported one. */
+  /**
+   * Highest head among primaries with a closed breaker, or the network's head floor when that is higher
+   * (see {@link NetworkHealth.floor}).
+   */
   highestHead: number | undefined;
+  readonly #floors = new Map<string, number>();
+  /** Told of every head a probe reports (the selector offers it to the deployment's shared heads). */
+  onProbeHead: ((head: number) => void) | undefined;
   readonly #primaries: readonly UpstreamHealth[];
   readonly #partners: readonly UpstreamHealth[];
   readonly #logger: Logger | undefined;
@@ -132,12 +138,35 @@ export class NetworkHealth {
     return Math.max(1, Math.ceil((soonest - performance.now()) / 1000));
   }
 
+  /**
+   * The floor of `scope` (`''`: the network's head): the highest head any upstream of the deployment has
+   * shown there, as far as this instance has learned. Clients are never shown a head below it.
+   */
+  floor(scope: string): number | undefined {
+    return this.#floors.get(scope);
+  }
+
+  /**
+   * Raises the floor of `scope` to `head` when it is higher; returns whether it rose. The network's own
+   * floor also counts as the highest head for lag: a primary further behind it than `maxLagBlocks` gets
+   * no traffic, whichever instance saw the head.
+   */
+  raiseFloor(scope: string, head: number): boolean {
+    const current = this.#floors.get(scope);
+    if (current !== undefined && current >= head) return false;
+    this.#floors.set(scope, head);
+    if (scope === '') this.invalidate();
+    return true;
+  }
+
   /** Recomputes the highest head and every primary's lag. */
   updateLag(): void {
     let highest: number | undefined;
     for (const h of this.#primaries) {
       if (h.head !== undefined && h.breaker.state === 'closed' && (highest === undefined || h.head > highest)) highest = h.head;
     }
+    const floor = this.#floors.get('');
+    if (floor !== undefined && (highest === undefined || floor > highest)) highest = floor;
     this.highestHead = highest;
     for (const h of this.#primaries) {
       h.lag = highest === undefined || h.head === undefined ? undefined : Math.max(0, highest - h.head);
@@ -317,6 +346,7 @@ export class NetworkHealth {
       h.head = head;
       this.invalidate();
     }
+    if (head !== undefined) this.onProbeHead?.(head);
     if (h.upstream.role === 'primary') {
       const wasLagging = h.lagging;
       this.updateLag();

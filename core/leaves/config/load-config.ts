@@ -4,6 +4,7 @@ import { configSchema } from './schema.js';
 import { createSchemaValidator, schemaProblems } from './schema-problems.js';
 import { defaultPlans } from './default-plans.js';
 import type { GatewayConfig, GatewayConfigInput } from './types.js';
+import { interpolateEnv, type ConfigEnvironment } from './interpolate-env.js';
 
 /** A configuration that does not match the schema; the message names every offending field. */
 export class ConfigError extends Error {
@@ -52,12 +53,21 @@ export function resolveConfig(input: GatewayConfigInput | unknown, source?: stri
   return config;
 }
 
+/** A configuration file as read: its data with environment references replaced, before validation. */
+export interface ConfigFileData {
+  /** The parsed data, `${VAR}` references replaced. */
+  readonly data: unknown;
+  /** The fields whose value came from the environment (to be masked wherever the configuration is shown). */
+  readonly fromEnv: readonly string[];
+}
+
 /**
- * Reads a JSON or YAML configuration file (by extension: `.json`, else YAML) and resolves it.
+ * Reads and parses a JSON or YAML configuration file (by extension: `.json`, else YAML) and replaces its
+ * environment references (`${VAR}`, `${VAR:-default}`; `$${` for a literal `${`), without validating it.
  *
- * @throws ConfigError when the file cannot be parsed or does not match the schema.
+ * @throws ConfigError when the file cannot be parsed or names a variable that is not set.
  */
-export async function loadConfigFile(file: string): Promise<GatewayConfig> {
+export async function readConfigFile(file: string, env: ConfigEnvironment = process.env): Promise<ConfigFileData> {
   const text = await readFile(file, 'utf8');
   let data: unknown;
   try {
@@ -65,5 +75,18 @@ export async function loadConfigFile(file: string): Promise<GatewayConfig> {
   } catch (error) {
     throw new ConfigError([`(file): cannot be parsed: ${(error as Error).message}`], file);
   }
-  return resolveConfig(data, file);
+  const interpolated = interpolateEnv(data, env);
+  if (interpolated.problems.length > 0) throw new ConfigError(interpolated.problems, file);
+  return { data: interpolated.value, fromEnv: interpolated.fields };
+}
+
+/**
+ * Reads a JSON or YAML configuration file (by extension: `.json`, else YAML), replaces its environment
+ * references (`${VAR}`, `${VAR:-default}`, read from `env`) and resolves it.
+ *
+ * @throws ConfigError when the file cannot be parsed, names a variable that is not set, or does not
+ * match the schema.
+ */
+export async function loadConfigFile(file: string, env: ConfigEnvironment = process.env): Promise<GatewayConfig> {
+  return resolveConfig((await readConfigFile(file, env)).data, file);
 }

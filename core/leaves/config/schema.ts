@@ -55,6 +55,12 @@ export const configSchema: Readonly<Record<string, unknown>> = {
         maxBatchSize: { type: 'integer', minimum: 1, default: 100, description: 'Largest accepted JSON-RPC batch, in calls.' },
         batchConcurrency: { type: 'integer', minimum: 1, default: 16, description: 'How many calls of one batch run at once.' },
         servedByHeader: { type: 'boolean', default: true, description: 'Send the X-Tollgate-Upstream header naming the upstream that served a call.' },
+        workers: {
+          oneOf: [{ type: 'integer', minimum: 1 }, { const: 'auto' }],
+          default: 1,
+          description: 'Worker processes serving the port (bundled gateway); auto: one per available core. More than 1 needs a store the processes share (not one in memory).',
+        },
+        drainTimeoutMs: { type: 'integer', minimum: 0, default: 30000, description: 'How long stopping the workers may take (calls in flight answered, WebSockets closed) before those still running are killed.' },
       },
     },
     log: {
@@ -146,6 +152,16 @@ export const configSchema: Readonly<Record<string, unknown>> = {
             additionalProperties: false,
             description: 'This network\'s failover settings, each overriding the top-level failover field of the same name.',
             properties: failoverProperties(false),
+          },
+          unknownMethods: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['policy'],
+            description: 'What a call of a method none of the network\'s families defines gets (default: refused with -32601, no node asked).',
+            properties: {
+              policy: { enum: ['refuse', 'forward'], description: 'refuse: -32601 without asking a node; forward: sent to the network\'s primaries unchanged, never resent, never to a partner.' },
+              credits: { type: 'integer', minimum: 0, default: 80, description: 'Credits a forwarded call costs.' },
+            },
           },
         },
       },

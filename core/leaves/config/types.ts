@@ -71,6 +71,16 @@ export interface NetworkConfig {
   options?: Record<string, unknown>;
   /** This network's failover settings; each field present overrides the top-level {@link GatewayConfig.failover}. */
   failover?: NetworkFailoverConfig;
+  /** What a call of a method none of the network's families defines gets (default: refused with -32601). */
+  unknownMethods?: UnknownMethodsConfig;
+}
+
+/** The policy for methods no family of a network defines. */
+export interface UnknownMethodsConfig {
+  /** `refuse`: -32601 without asking a node; `forward`: sent to the network's primaries as the client wrote it. */
+  policy: 'refuse' | 'forward';
+  /** Credits a forwarded call costs (the node's answer, error or not, is charged like any answer). */
+  credits: number;
 }
 
 /** The circuit breaker of every upstream. */
@@ -139,6 +149,10 @@ export interface ServerConfig {
   batchConcurrency: number;
   /** Whether responses carry the `X-Tollgate-Upstream` header naming the upstream that served. */
   servedByHeader: boolean;
+  /** Worker processes serving the port (bundled gateway); `auto`: one per available core. */
+  workers: number | 'auto';
+  /** How long stopping the workers may take before those still running are killed, in ms. */
+  drainTimeoutMs: number;
 }
 
 /** Defaults for every upstream. */

@@ -43,6 +43,8 @@ export const Errors = Object.freeze({
   NOT_FOUND: entry('NOT_FOUND', -32600, 404, 'Not found', 'Check the URL: the network\'s base followed by the transport\'s path (see the transport\'s docs).'),
   /** Method not found (code -32601, HTTP 200). */
   METHOD_NOT_FOUND: entry('METHOD_NOT_FOUND', -32601, 200, 'Method not found', 'Call a method this network offers; see the method table in the docs.'),
+  /** Method not supported (code -32004, HTTP 200): a method the gateway knows and refuses on purpose, the message says why. */
+  METHOD_NOT_SUPPORTED: entry('METHOD_NOT_SUPPORTED', -32004, 200, 'Method not supported', 'The message says why the gateway does not serve the method and what to do instead.'),
   /** Invalid params (code -32602, HTTP 200). */
   INVALID_PARAMS: entry('INVALID_PARAMS', -32602, 200, 'Invalid params', 'Fix the parameter the message names.'),
   /** Internal error (code -32603, HTTP 500). */
@@ -63,6 +65,8 @@ export const Errors = Object.freeze({
   UPSTREAM_UNAVAILABLE: entry('UPSTREAM_UNAVAILABLE', -33503, 503, 'Network unavailable', 'No node could serve the call; retry after the Retry-After header\'s seconds. The call was not charged.'),
   /** Upstream timeout (code -33504, HTTP 504). */
   UPSTREAM_TIMEOUT: entry('UPSTREAM_TIMEOUT', -33504, 504, 'Upstream timeout', 'The node did not answer in time; retry. The call was not charged.'),
+  /** The nodes that could serve the call are behind the head already shown (code -33505, HTTP 503). */
+  UPSTREAM_BEHIND: entry('UPSTREAM_BEHIND', -33505, 503, 'Upstream behind the chain head', 'The nodes that could answer have not reached the chain head the gateway already showed; retry after the Retry-After header\'s seconds. The call was not charged.'),
   /** Metering unavailable (code -33507, HTTP 503). */
   METERING_UNAVAILABLE: entry('METERING_UNAVAILABLE', -33507, 503, 'Metering unavailable', 'The gateway cannot reach its credit ledger right now; retry after the Retry-After header\'s seconds. The call was not charged.'),
   /** Bad response from upstream (code -33502, HTTP 502). */

@@ -28,8 +28,11 @@ export interface GatewayErrorOptions {
  * ```
  */
 export class GatewayError extends Error {
-  /** The catalog entry this error is an instance of. */
-  readonly entry: ErrorEntry;
+  /**
+   * The catalog entry this error is an instance of. Not enumerable: loggers walk an error's own
+   * properties, and a frozen, error-shaped entry among them made pino's error serializer throw.
+   */
+  declare readonly entry: ErrorEntry;
   /** JSON-RPC error code. */
   readonly code: number;
   /** HTTP status a transport should answer with. */
@@ -42,7 +45,7 @@ export class GatewayError extends Error {
   constructor(entry: ErrorEntry, options: GatewayErrorOptions = {}) {
     super(options.message ?? entry.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
-    this.entry = entry;
+    Object.defineProperty(this, 'entry', { value: entry, enumerable: false, writable: false, configurable: false });
     this.code = entry.code;
     this.httpStatus = entry.httpStatus;
     this.data = options.data;

@@ -1,6 +1,7 @@
 import type { CallBatch, RequestContext } from '../../model/context.js';
 import { step, type Stage, type StageDependencies } from '../../model/stage.js';
 import { createUpstreamSender } from '../upstream-sender.js';
+import { settleNodeError } from '../node-error.js';
 
 /**
  * Sends the call to the route's upstreams in order until one answers.
@@ -15,6 +16,8 @@ import { createUpstreamSender } from '../upstream-sender.js';
  *   received it; a refusal before the node ran it (connect error, HTTP 429, a capacity error) may move on.
  * - A method's own deadline (`eth_getLogs`: 10 s) ends the call with the method's error: another node
  *   would not do better.
+ * - A node's error answer is read by the method's `onNodeError` hook when it has one, which may turn it
+ *   into a success (a resent transaction the node already has): see {@link settleNodeError}.
  * - The selector learns every outcome (breakers, counters); a client that went away is no upstream's fault.
  *
  * - The calls of one client batch that reach dispatch for the same upstream go as one upstream batch
@@ -27,7 +30,7 @@ export function dispatch(deps: StageDependencies): Stage {
   const send = createUpstreamSender(deps, { batched: true });
   const attempt = async (ctx: RequestContext): Promise<void> => {
     const { reply, upstream } = await send(ctx, ctx.network.protocol.encode(ctx));
-    ctx.reply = reply;
+    ctx.reply = ctx.method?.onNodeError === undefined ? reply : await settleNodeError(ctx, upstream, reply, deps.logger);
     ctx.servedBy = upstream;
   };
   // An answered call returns synchronously: no promise, no extra tick.

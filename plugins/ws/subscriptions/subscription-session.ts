@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import type { WebSocket } from 'ws';
-import { ContextKey, Errors, GatewayError, isPromise, type ApiKeyRecord, type EventCharge, type GatewayRuntime, type Plan, type RequestContext, type StreamRequest, type SubscriptionSupport, keyOf, planOf } from '../../../core/index.js';
+import type { ClientSocket } from '../client-socket.js';
+import { ContextKey, Errors, GatewayError, isPromise, type ApiKeyRecord, type EventCharge, type GatewayRuntime, type MeteredEvent, type Plan, type RequestContext, type StreamRequest, type SubscriptionSupport, keyOf, planOf } from '../../../core/index.js';
 import type { HubMember, StreamHub } from './stream-hub.js';
 import type { SubscriptionService } from './subscription-service.js';
-import { eventCredits } from './settings.js';
+import { eventCredits, type SubscriptionSettings } from './settings.js';
 
 /** Where a connection keeps its subscriptions, in the connection state every call made on it carries. */
 export const SUBSCRIPTION_SESSION = new ContextKey<SubscriptionSession>('ws.subscriptions');
 
-/** Below this many bytes waiting in the socket, notifications are written straight to it. */
+/** Below this many bytes waiting in the socket, notifications are charged and written straight to it. */
 const SOCKET_LOW_WATER = 64 * 1024;
+/** At most this many bytes of notifications are charged in one debit (and written at once). */
+const BATCH_BYTES = 256 * 1024;
 
 /** How a session ends its connection (the transport's close: a close frame, then a cut after a grace time). */
 export type CloseConnection = (code: number, reason: string) => void;
@@ -40,21 +42,35 @@ export class ClientSubscription implements HubMember {
   readonly id: string;
   /** The shared stream feeding it. */
   readonly hub: StreamHub;
+  /** The kind of events (`newHeads`, `logs`...). */
+  readonly kind: string;
+  /** What usage records its events under (`eth_subscription:newHeads`). */
+  readonly usageMethod: string;
   readonly #session: SubscriptionSession;
   /** The notification's bytes before the event's `result`: all that differs between the subscribers of one event. */
   readonly #prefix: Buffer;
-  /** Credits per event, for the key's plan. */
-  readonly credits: number;
-  /** What usage records its events under (`eth_subscription:newHeads`). */
-  readonly usageMethod: string;
+  /** The family's credits per event of this kind, when no setting replaces them. */
+  readonly #defaultCredits: number;
+  #creditsPlan = '';
+  #credits = 0;
 
-  constructor(session: SubscriptionSession, hub: StreamHub, support: SubscriptionSupport, kind: string, credits: number) {
+  constructor(session: SubscriptionSession, hub: StreamHub, support: SubscriptionSupport, kind: string) {
     this.id = `0x${randomBytes(16).toString('hex')}`;
     this.hub = hub;
+    this.kind = kind;
     this.#session = session;
-    this.credits = credits;
+    this.#defaultCredits = support.eventCredits[kind] ?? 0;
     this.usageMethod = `${support.notification}:${kind}`;
     this.#prefix = Buffer.from(`{"jsonrpc":"2.0","method":"${support.notification}","params":{"subscription":"${this.id}","result":`);
+  }
+
+  /** Credits per event under `plan` (the key's plan may change while the subscription is open). */
+  creditsFor(settings: SubscriptionSettings, plan: string): number {
+    if (plan !== this.#creditsPlan) {
+      this.#creditsPlan = plan;
+      this.#credits = eventCredits(settings, plan, this.kind, this.#defaultCredits);
+    }
+    return this.#credits;
   }
 
   /** Sends one event to the client: its own prefix spliced before the event's bytes, shared by every member. */
@@ -70,29 +86,46 @@ interface Waiting {
 }
 
 /**
- * The subscriptions of one WebSocket connection. Notifications are charged as they are written to the
- * socket: one the gateway had to drop (a slow reader, a closed connection) costs nothing. While the
- * socket holds little, they go straight to it; beyond that they wait in a bounded queue, and a reader
- * that lets more than `maxQueuedBytes` wait is closed with 4408. The others are never held up: a hub
- * hands each member its frame and moves on.
+ * The subscriptions of one WebSocket connection.
+ *
+ * Notifications are charged in batches and written once charged: the notifications that arrive within a
+ * turn of the event loop (and those that arrive while a charge is in flight) are charged together, in
+ * one debit, so a burst of events costs a few ledger round trips, not one per event. A charge is final
+ * only once its notifications were handed to an open socket: when the debit resolves after the
+ * connection started closing (a close frame sent or received, a half-close), or the write fails, the
+ * batch is refunded, once. A connection that is closing is sent nothing new.
+ *
+ * While the socket holds little, notifications go to it as soon as they are charged; beyond that they
+ * wait in the gateway, and a reader that lets more than `maxQueuedBytes` wait for it (in the socket and
+ * queued behind it) is closed with 4408. Notifications waiting only for their charge do not count: a
+ * reader that keeps up is never closed for a burst. The others are never held up: a hub hands each
+ * member its frame and moves on.
  */
 export class SubscriptionSession {
   readonly #service: SubscriptionService;
   readonly #gateway: GatewayRuntime;
-  readonly #socket: WebSocket;
+  readonly #socket: ClientSocket;
   readonly #closeConnection: CloseConnection;
   readonly #cork: CorkConnection | undefined;
   readonly #subscriptions = new Map<string, ClientSubscription>();
-  readonly #queue: Waiting[] = [];
+  /** Subscribes between their cap check and their answer. */
+  #opening = 0;
+  #queue: Waiting[] = [];
   #queuedBytes = 0;
   #charging = false;
+  #scheduled = false;
+  /** The balance ran out: the batch being charged is the last one, then the connection closes with 4402. */
+  #last = false;
   #closed = false;
   #key: ApiKeyRecord | undefined;
   #plan: Plan | undefined;
   #network = '';
-  readonly #written = (): void => { if (this.#queue.length > 0) this.#pump(); };
+  readonly #turn = (): void => {
+    this.#scheduled = false;
+    this.#pump();
+  };
 
-  constructor(service: SubscriptionService, gateway: GatewayRuntime, socket: WebSocket, closeConnection: CloseConnection, cork?: CorkConnection) {
+  constructor(service: SubscriptionService, gateway: GatewayRuntime, socket: ClientSocket, closeConnection: CloseConnection, cork?: CorkConnection) {
     this.#service = service;
     this.#gateway = gateway;
     this.#socket = socket;
@@ -109,18 +142,23 @@ export class SubscriptionSession {
   async subscribe(ctx: RequestContext, support: SubscriptionSupport, request: StreamRequest, eligible: boolean): Promise<string> {
     if (this.#closed) throw new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message: 'the connection is closing' });
     const settings = this.#service.settings;
-    if (this.#subscriptions.size >= settings.maxPerConnection) {
-      throw new GatewayError(Errors.LIMIT_EXCEEDED, { message: `subscription limit reached: this connection holds ${this.#subscriptions.size} subscriptions (limit ${settings.maxPerConnection})` });
+    // Subscribes still opening count: concurrent ones must not all pass the check before any is added.
+    const held = this.#subscriptions.size + this.#opening;
+    if (held >= settings.maxPerConnection) {
+      throw new GatewayError(Errors.LIMIT_EXCEEDED, { message: `subscription limit reached: this connection holds ${held} subscriptions (limit ${settings.maxPerConnection})` });
     }
     const key = keyOf(ctx);
     const plan = planOf(ctx);
     this.#service.reserve(key.id);
+    this.#opening++;
     let hub: StreamHub;
     try {
       hub = await this.#service.join(ctx, support, request, eligible);
     } catch (error) {
       this.#service.release(key.id);
       throw error;
+    } finally {
+      this.#opening--;
     }
     if (this.#closed) {
       this.#service.release(key.id);
@@ -130,11 +168,17 @@ export class SubscriptionSession {
     this.#key = key;
     this.#plan = plan;
     this.#network = ctx.network.name;
-    const credits = eventCredits(settings, plan.name, request.kind, support.eventCredits[request.kind] ?? 0);
-    const subscription = new ClientSubscription(this, hub, support, request.kind, credits);
+    const subscription = new ClientSubscription(this, hub, support, request.kind);
     this.#subscriptions.set(subscription.id, subscription);
     hub.add(subscription);
     return subscription.id;
+  }
+
+  /** The key's record changed (a new plan, new settings): the next events are charged under it. */
+  rekey(key: ApiKeyRecord, plan: Plan): void {
+    if (this.#key === undefined || this.#key.id !== key.id) return;
+    this.#key = key;
+    this.#plan = plan;
   }
 
   /** Closes a subscription of this connection: false when it holds none with that id. */
@@ -145,63 +189,123 @@ export class SubscriptionSession {
     return true;
   }
 
-  /** The connection closed: every subscription is released. */
+  /** The connection closed (or is closing): every subscription is released, and nothing more is sent. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#queue.length = 0;
+    // Never charged: nothing to refund.
+    this.#queue = [];
     this.#queuedBytes = 0;
     for (const subscription of [...this.#subscriptions.values()]) this.#drop(subscription);
   }
 
-  /** Sends (or queues) a notification of `subscription`. */
+  /** Queues a notification of `subscription`, to be charged and sent with the others of this turn. */
   send(subscription: ClientSubscription, frame: Buffer): void {
     if (this.#closed) return;
-    if (this.#queue.length === 0 && !this.#charging && this.#room()) {
-      this.#charge(subscription, frame);
-      return;
-    }
+    if (this.#socket.readyState !== this.#socket.OPEN) return this.close();
     this.#queue.push({ subscription, frame });
     this.#queuedBytes += frame.length;
-    if (this.#queuedBytes > this.#service.settings.maxQueuedBytes) this.#end(SubscriptionCloseCodes.SLOW_CONSUMER, `slow consumer: more than ${this.#service.settings.maxQueuedBytes} bytes of notifications waited`);
-  }
-
-  #pump(): void {
-    while (!this.#closed && !this.#charging && this.#queue.length > 0 && this.#room()) {
-      const next = this.#queue.shift()!;
-      this.#queuedBytes -= next.frame.length;
-      this.#charge(next.subscription, next.frame);
+    const max = this.#service.settings.maxQueuedBytes;
+    if (this.#waitingForClient() > max) return this.#end(SubscriptionCloseCodes.SLOW_CONSUMER, `slow consumer: more than ${max} bytes of notifications waited`);
+    if (!this.#scheduled && !this.#charging) {
+      this.#scheduled = true;
+      setImmediate(this.#turn);
     }
   }
 
-  /** Whether the socket holds little enough to take a notification now; held writes are handed to the kernel first. */
+  /** Bytes waiting for the client: those the socket holds, and, when it holds too many to take more, those queued behind it. */
+  #waitingForClient(): number {
+    if (this.#room()) return this.#socket.bufferedAmount;
+    return this.#socket.bufferedAmount + this.#queuedBytes;
+  }
+
+  /** Whether the socket holds little enough to take notifications now; held writes are handed to the kernel first. */
   #room(): boolean {
     if (this.#socket.bufferedAmount < SOCKET_LOW_WATER) return true;
     this.#cork?.flush();
     return this.#socket.bufferedAmount < SOCKET_LOW_WATER;
   }
 
-  /** Charges a notification, then writes it; a refusal closes the connection after what was already paid for. */
-  #charge(subscription: ClientSubscription, frame: Buffer): void {
-    if (!this.#subscriptions.has(subscription.id)) return;
-    const charge = this.#gateway.meterEvent({ key: this.#key!, plan: this.#plan!, network: this.#network, method: subscription.usageMethod, credits: subscription.credits, bytes: frame.length });
-    if (!isPromise(charge)) return this.#write(charge, frame);
+  /** Charges the next batch of waiting notifications, if the socket has room and no charge is in flight. */
+  #pump(): void {
+    if (this.#closed || this.#charging || this.#queue.length === 0) return;
+    if (this.#socket.readyState !== this.#socket.OPEN) return this.close();
+    // A full socket: the write callbacks pump again as it drains.
+    if (!this.#room()) return;
+    const budget = BATCH_BYTES - this.#socket.bufferedAmount;
+    const batch: Waiting[] = [];
+    let bytes = 0;
+    let taken = 0;
+    let takenBytes = 0;
+    for (const waiting of this.#queue) {
+      if (batch.length > 0 && bytes + waiting.frame.length > budget) break;
+      taken++;
+      takenBytes += waiting.frame.length;
+      // An unsubscribed subscription's notifications are dropped, uncharged.
+      if (!this.#subscriptions.has(waiting.subscription.id)) continue;
+      batch.push(waiting);
+      bytes += waiting.frame.length;
+    }
+    this.#queue = taken === this.#queue.length ? [] : this.#queue.slice(taken);
+    this.#queuedBytes -= takenBytes;
+    if (batch.length > 0) this.#charge(batch);
+    else this.#pump();
+  }
+
+  #eventsOf(batch: readonly Waiting[]): MeteredEvent[] {
+    const key = this.#key!;
+    const plan = this.#plan!;
+    const settings = this.#service.settings;
+    return batch.map((w) => ({ key, plan, network: this.#network, method: w.subscription.usageMethod, credits: w.subscription.creditsFor(settings, plan.name), bytes: w.frame.length }));
+  }
+
+  /** Charges a batch in one debit, then writes it; a refusal sends what the balance still pays for, then closes the connection. */
+  #charge(batch: readonly Waiting[]): void {
+    const events = this.#eventsOf(batch);
+    const charge = this.#gateway.meterEvent(events);
+    if (!isPromise(charge)) return this.#settle(batch, events, charge);
     this.#charging = true;
     charge.then(
-      (result) => { this.#charging = false; this.#write(result, frame); this.#pump(); },
+      (result) => { this.#charging = false; this.#settle(batch, events, result); },
       (error: unknown) => {
         this.#charging = false;
-        this.#gateway.logger.error({ err: error }, 'charging a subscription event failed');
+        this.#gateway.logger.error({ err: error }, 'charging subscription events failed');
         this.#end(SubscriptionCloseCodes.CREDITS_EXHAUSTED, 'metering unavailable');
       },
     );
   }
 
-  #write(charge: EventCharge, frame: Buffer): void {
-    if (this.#closed) return;
-    if (!charge.ok) return this.#end(SubscriptionCloseCodes.CREDITS_EXHAUSTED, 'daily credit limit reached');
+  #settle(batch: readonly Waiting[], events: readonly MeteredEvent[], charge: EventCharge): void {
+    if (!charge.ok) return this.#refused(batch, events, charge.remaining);
+    // The connection started closing while the debit was taken: nothing is sent, the debit is given back.
+    if (this.#closed || this.#socket.readyState !== this.#socket.OPEN) {
+      this.#gateway.refundEvents(charge, events);
+      return this.close();
+    }
+    let failed = false;
+    let left = batch.length;
+    const written = (error?: Error | null): void => {
+      // The batch left in one write: a failure means none of it was taken.
+      if (error !== undefined && error !== null && !failed) {
+        failed = true;
+        this.#gateway.refundEvents(charge, events);
+      }
+      if (--left === 0) this.#pump();
+    };
     this.#cork?.hold();
-    this.#socket.send(frame, TEXT, this.#written);
+    for (const waiting of batch) this.#socket.send(waiting.frame, TEXT, written);
+    if (this.#last) return this.#end(SubscriptionCloseCodes.CREDITS_EXHAUSTED, 'daily credit limit reached');
+    this.#pump();
+  }
+
+  /** The balance cannot pay for the whole batch: send the notifications it still pays for (one more debit), then close with 4402. */
+  #refused(batch: readonly Waiting[], events: readonly MeteredEvent[], remaining: number): void {
+    let affordable = 0;
+    let credits = 0;
+    while (affordable < events.length && credits + events[affordable]!.credits <= remaining) credits += events[affordable++]!.credits;
+    if (this.#last || affordable === 0 || affordable === batch.length) return this.#end(SubscriptionCloseCodes.CREDITS_EXHAUSTED, 'daily credit limit reached');
+    this.#last = true;
+    this.#charge(batch.slice(0, affordable));
   }
 
   #end(code: number, reason: string): void {

@@ -2,6 +2,7 @@ import { Errors, GatewayError, networkUnavailable, step, type Network, type Requ
 import { SUBSCRIPTION_SESSION } from './subscription-session.js';
 import type { SubscriptionService } from './subscription-service.js';
 import { methodCredits } from './settings.js';
+import { WS_TRANSPORT } from '../options.js';
 
 /** The subscription support of a network's families, by the method names it answers. */
 const supportByNetwork = new WeakMap<Network, ReadonlyMap<string, SubscriptionSupport>>();
@@ -38,6 +39,8 @@ export function subscriptionStages(service: SubscriptionService): StageDefinitio
     {
       name: 'subscriptionCredits',
       before: 'meter',
+      // Subscription methods are offered on WebSocket connections only (their definitions say so).
+      transports: [WS_TRANSPORT],
       create: () => step((ctx) => {
         if (supportFor(ctx) === undefined) return;
         ctx.credits = methodCredits(service.settings, planOf(ctx).name, ctx.call.method, ctx.credits ?? methodOf(ctx).credits);
@@ -46,6 +49,7 @@ export function subscriptionStages(service: SubscriptionService): StageDefinitio
     {
       name: 'subscriptions',
       after: 'enforceLimits',
+      transports: [WS_TRANSPORT],
       create: (deps) => {
         service.bind(deps.selector, deps.logger);
         return step(async (ctx) => {

@@ -1,0 +1,35 @@
+import type { RequestContext, Upstream, UpstreamReply } from '../model/context.js';
+import type { UpstreamSelector } from '../model/selector.js';
+import { decodeAnswer } from '../leaves/jsonrpc/decode.js';
+
+/** An answer that showed a head below the floor: the head it showed, and the floor. */
+export interface BehindAnswer {
+  /** The head the answer showed. */
+  readonly head: number;
+  /** The lowest head a client may be shown. */
+  readonly floor: number;
+}
+
+/**
+ * Reads the head an answer shows (the method's `answerHead`) and tells the selector; returns what was
+ * found when the head is below the network's floor, so the answer must not reach the client. An answer
+ * that is a node's error, or that shows no head, passes. Only methods with `answerHead` pay for parsing.
+ */
+export function answerBehind(ctx: RequestContext, upstream: Upstream, reply: UpstreamReply, selector: UpstreamSelector): BehindAnswer | undefined {
+  const read = ctx.method?.answerHead;
+  if (read === undefined || !(reply.body instanceof Uint8Array)) return undefined;
+  let result: unknown;
+  try {
+    const answer = decodeAnswer(reply.body);
+    if (answer.error !== undefined) return undefined;
+    result = answer.result;
+  } catch {
+    return undefined;
+  }
+  const shown = read(result, ctx.params);
+  if (shown === undefined || !Number.isSafeInteger(shown.head)) return undefined;
+  const scope = shown.scope ?? '';
+  const floor = selector.headFloor?.(ctx.network, scope);
+  selector.observeHead?.(upstream, scope, shown.head);
+  return floor !== undefined && shown.head < floor ? { head: shown.head, floor } : undefined;
+}

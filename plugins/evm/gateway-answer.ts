@@ -1,0 +1,17 @@
+/**
+ * Answers a call from the gateway itself: a JSON-RPC envelope with the client's id, set as the call's
+ * reply before `route`, so no upstream is asked for it (the filters, a split `eth_getLogs`).
+ *
+ * @module
+ */
+import type { JsonRpcErrorObject, RequestContext } from '../../core/index.js';
+
+/** Sets `result` as the call's answer. */
+export function answerWith(ctx: RequestContext, result: unknown): void {
+  ctx.reply = { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(ctx.call.id ?? null)},"result":${JSON.stringify(result)}}`) };
+}
+
+/** Sets a node's error answer as the call's answer: it is the node's word on the call, charged like any answer. */
+export function answerWithNodeError(ctx: RequestContext, error: JsonRpcErrorObject): void {
+  ctx.reply = { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(ctx.call.id ?? null)},"error":${JSON.stringify(error)}}`) };
+}
