@@ -2,11 +2,12 @@
  * The store a fleet shares, as a parameter of the fleet test: what the gateways are told (`tollgate start`
  * flags and the `ledger-redis` settings), which Redis processes can be faulted, and how to bring one back.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Host } from '../helpers/host-network.js';
 import { startHostProcess, type HostProcess } from '../helpers/host-process.js';
+import { until } from '../helpers/until.js';
 
 /** A Redis process of the fleet's store. */
 export interface StoreNode {
@@ -20,9 +21,9 @@ export interface StoreNode {
 export interface FleetStore {
   /** `single` (one primary, append-only file) or `cluster` (masters with replicas). */
   readonly kind: 'single' | 'cluster';
-  /** Flags of `tollgate start` that point a gateway at it. */
+  /** Flags of `tollgate start` that point a gateway at it (besides {@link settings}, which its config file holds). */
   readonly startFlags: readonly string[];
-  /** The `ledger-redis` settings that reach it, for readers outside the gateways. */
+  /** The `ledger-redis` settings that reach it: in the gateways' config file, and for readers outside the gateways. */
   readonly settings: Readonly<Record<string, unknown>>;
   /** The node a "kill a master" fault kills: a master serving slots now. */
   master(): Promise<StoreNode>;
@@ -65,4 +66,117 @@ export async function startSingleRedis(host: Host): Promise<FleetStore> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Runs `redis-cli args` on `host` and resolves with its output (fails on a non-zero exit). */
+function redisCli(host: Host, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = host.spawn('redis-cli', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`redis-cli ${args.join(' ')} exited with ${code}: ${out}`))));
+  });
+}
+
+/** One line of `CLUSTER NODES`: a node's address, its roles and states, and whether it serves slots. */
+interface ClusterNodeLine {
+  readonly address: string;
+  readonly flags: readonly string[];
+  readonly slots: boolean;
+  readonly linked: boolean;
+}
+
+function clusterNodes(text: string): ClusterNodeLine[] {
+  return text.split('\n').filter(Boolean).map((line) => {
+    const cells = line.split(' ');
+    return { address: cells[1]!.split('@')[0]!, flags: cells[2]!.split(','), slots: cells.length > 8, linked: cells[7] === 'connected' };
+  });
+}
+
+/**
+ * A Redis Cluster of three masters and three replicas on `host` (one `redis-server` per port, each with
+ * its append-only file, `cluster-node-timeout` 1 s so that a replica takes over a killed master within a
+ * few seconds), formed with `redis-cli --cluster create`.
+ */
+export async function startRedisCluster(host: Host): Promise<FleetStore> {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-fleet-cluster-'));
+  const ports = [];
+  for (let i = 0; i < 6; i++) ports.push(await host.port());
+  const launch = (port: number): Promise<HostProcess> => {
+    const nodeDir = join(dir, String(port));
+    mkdirSync(nodeDir, { recursive: true });
+    return startHostProcess(host, 'redis-server', [
+      '--port', String(port), '--bind', host.address, '--protected-mode', 'no', '--save', '', '--dir', nodeDir,
+      '--appendonly', 'yes', '--appendfsync', 'always',
+      // A replica always takes over (validity factor 0): its master's last write is never old here, but
+      // a replica that has not heard from it for a ping period would otherwise count itself too stale.
+      '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '1000', '--cluster-replica-validity-factor', '0',
+    ], REDIS_READY, { timeoutMs: 20_000 });
+  };
+  const nodes = new Map<string, StoreNode>();
+  const close = async (): Promise<void> => {
+    for (const node of nodes.values()) await node.process.killGroup();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const port of ports) {
+      const address = `${host.address}:${port}`;
+      nodes.set(address, { address, process: await launch(port) });
+    }
+    await redisCli(host, ['--cluster', 'create', ...nodes.keys(), '--cluster-replicas', '1', '--cluster-yes']);
+    const view = async (): Promise<ClusterNodeLine[]> => {
+      for (const node of nodes.values()) {
+        if (node.process.exited()) continue;
+        const [h, p] = node.address.split(':');
+        try {
+          return clusterNodes(await redisCli(host, ['-h', h!, '-p', p!, 'cluster', 'nodes']));
+        } catch { /* a stopped or restarting node: ask the next */ }
+      }
+      throw new Error('no cluster node answers');
+    };
+    // Formed: three masters serving slots, three replicas, every link up, every node agreeing it is ok.
+    const whole = async (): Promise<boolean> => {
+      const lines = await view();
+      const masters = lines.filter((l) => l.flags.includes('master') && !l.flags.includes('fail') && l.slots);
+      const replicas = lines.filter((l) => l.flags.includes('slave') && !l.flags.includes('fail'));
+      if (masters.length !== 3 || replicas.length !== 3 || !lines.every((l) => l.linked)) return false;
+      for (const address of nodes.keys()) {
+        const [h, p] = address.split(':');
+        if (!(await redisCli(host, ['-h', h!, '-p', p!, 'cluster', 'info'])).includes('cluster_state:ok')) return false;
+      }
+      return true;
+    };
+    await until('the Redis Cluster to form', whole, 60_000, 200);
+    const list = [...nodes.keys()];
+    return {
+      kind: 'cluster',
+      // The config file's `cluster.nodes` points the gateways at it.
+      startFlags: [],
+      settings: { cluster: { nodes: list } },
+      failsOver: true,
+      async master() {
+        const line = (await view()).find((l) => l.flags.includes('master') && !l.flags.includes('fail') && l.slots);
+        if (line === undefined) throw new Error('no master serves slots');
+        return nodes.get(line.address)!;
+      },
+      async revive(killed) {
+        await killed.process.killGroup();
+        // A replica has taken over: three other masters serve every slot, the killed node counts as failed.
+        await until('a replica to take over', async () => {
+          const lines = await view();
+          const others = lines.filter((l) => l.address !== killed.address && l.flags.includes('master') && !l.flags.includes('fail') && l.slots);
+          return others.length === 3 && lines.some((l) => l.address === killed.address && l.flags.includes('fail'));
+        }, 30_000, 100);
+        // The killed node comes back from its nodes.conf as a replica of the new master.
+        nodes.set(killed.address, { address: killed.address, process: await launch(Number(killed.address.split(':')[1])) });
+        await until('the revived node to rejoin as a replica', whole, 30_000, 200);
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

@@ -7,9 +7,10 @@
  * the calls lost in flight with a dead instance: the crash window), usage = calls answered (within the
  * same window), no key spent beyond its balance, every client-visible error of a documented kind.
  *
- * Parameters (environment): TOLLGATE_FLEET_WORKERS (workers per instance, default 1),
- * TOLLGATE_FLEET_HOSTS (`auto`, `netns` or `loopback`), TOLLGATE_FLEET_FAULTS (only the faults whose
- * names contain one of these comma-separated words).
+ * Parameters (environment): TOLLGATE_FLEET_WORKERS (workers per instance, default 2; 1 runs no worker fault),
+ * TOLLGATE_FLEET_STORE (`single`: one Redis primary, the default; `cluster`: three masters and three
+ * replicas, `tollgate start --redis-cluster`), TOLLGATE_FLEET_HOSTS (`auto`, `netns` or `loopback`),
+ * TOLLGATE_FLEET_FAULTS (only the faults whose names contain one of these comma-separated words).
  */
 import t, { type Test } from 'tap';
 import { haproxyAvailable } from '../helpers/haproxy.js';
@@ -19,11 +20,12 @@ import { childProcesses } from '../helpers/processes.js';
 import { documentedErrorKinds } from './documented-errors.js';
 import { startFleet, type Fleet, type FleetInstance } from './fleet.js';
 import { startFleetLoad, type FleetLoad } from './fleet-load.js';
-import { startSingleRedis } from './fleet-store.js';
+import { startRedisCluster, startSingleRedis } from './fleet-store.js';
 
-// Three instances start from the TypeScript sources and four faults run under load, on CI's two cores
-// beside other test files: well within this, and well beyond the suite's default per-file timeout.
-t.setTimeout(480_000);
+// Three instances of two workers start from the TypeScript sources (and one again after its kill) and four
+// faults run under load, on CI's two cores beside other test files: about 3.5 minutes there, well within
+// this, and well beyond the suite's default per-file timeout.
+t.setTimeout(600_000);
 
 for (const [tool, available] of [['redis-server', await redisAvailable()], ['haproxy', await haproxyAvailable()]] as const) {
   if (!available) {
@@ -33,7 +35,9 @@ for (const [tool, available] of [['redis-server', await redisAvailable()], ['hap
 }
 
 const INSTANCES = 3;
-const WORKERS = Number(process.env.TOLLGATE_FLEET_WORKERS ?? 1);
+const WORKERS = Number(process.env.TOLLGATE_FLEET_WORKERS ?? 2);
+const STORE = process.env.TOLLGATE_FLEET_STORE ?? 'single';
+if (STORE !== 'single' && STORE !== 'cluster') throw new Error(`TOLLGATE_FLEET_STORE must be single or cluster, not ${STORE}`);
 const METHOD = 'eth_blockNumber';
 const COST = 80; // credits of eth_blockNumber
 const COMMAND_TIMEOUT_MS = 200;
@@ -133,7 +137,7 @@ const keys = faults.flatMap((_, phase) => {
 const fleet = await startFleet({
   instances: INSTANCES,
   workers: WORKERS,
-  store: startSingleRedis,
+  store: STORE === 'cluster' ? startRedisCluster : startSingleRedis,
   keys,
   plans: {
     fleet: { dailyCredits: 1e12, creditsPerSecond: 1e12, failover: false },

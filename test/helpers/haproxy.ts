@@ -92,9 +92,7 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
     '  default_backend gateways',
     'backend gateways',
     '  balance roundrobin',
-    // HTTP/1.1 with a Host header: Node's server answers an HTTP/1.0 check without one with 426.
-    '  option httpchk',
-    '  http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host fleet',
+    '  option httpchk GET /healthz',
     '  http-response set-header X-Fleet-Server %[srv_name]',
     `  default-server inter ${inter}ms fall 2 rise 2`,
     ...options.servers.map((s) => `  server ${s.name} ${s.address}:${s.port} check`),
