@@ -18,6 +18,8 @@ export interface WorkersGateway {
   readonly port: number;
   /** The folder of the SQLite store and the config file. */
   readonly dir: string;
+  /** The config file. */
+  readonly file: string;
   /** Everything written so far (stdout and stderr, the workers' included). */
   output(): string;
   /** The pids of the workers (the primary's node children). */
@@ -30,12 +32,12 @@ export interface WorkersGateway {
  * Writes `config` into a fresh folder and runs `tollgate start --config <it> --port 0 ...args`, with
  * `--data-dir <it>` unless the config names its SQLite file; waits for the banner.
  */
-export async function startWorkersGateway(config: GatewayConfigInput, args: readonly string[], timeoutMs = 90_000): Promise<WorkersGateway> {
+export async function startWorkersGateway(config: GatewayConfigInput, args: readonly string[], timeoutMs = 90_000, env: Record<string, string> = {}): Promise<WorkersGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-workers-'));
   const file = join(dir, 'gateway.json');
   writeFileSync(file, JSON.stringify(config));
   const dataDir = config.plugins?.['ledger-sqlite']?.path === undefined ? ['--data-dir', dir] : [];
-  const child = spawn(process.execPath, [...TSX_NODE_ARGS, main, 'start', '--config', file, ...dataDir, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...TSX_NODE_ARGS, main, 'start', '--config', file, ...dataDir, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -65,6 +67,7 @@ export async function startWorkersGateway(config: GatewayConfigInput, args: read
     origin,
     port: Number(new URL(origin).port),
     dir,
+    file,
     output: () => output,
     workerPids: () => childProcesses(child.pid!).filter((c) => c.command === 'node').map((c) => c.pid),
     exited,
@@ -84,4 +87,14 @@ export async function cleanUpWorkersGateway(gateway: WorkersGateway): Promise<vo
   }
   await gateway.exited;
   rmSync(gateway.dir, { recursive: true, force: true });
+}
+
+/** Runs another `tollgate` command (`usage`, `keys`) on the gateway's config and store; resolves with its exit code and output. */
+export function runTollgate(gateway: WorkersGateway, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [...TSX_NODE_ARGS, main, ...args, '--config', gateway.file, '--data-dir', gateway.dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
 }
