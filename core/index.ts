@@ -55,7 +55,7 @@ export { UpstreamFailure, type FailureKind } from './leaves/upstream-failure.js'
 export type { UpstreamSelector, UpstreamStatus } from './model/selector.js';
 export { networkUnavailable } from './implementations/upstream/unavailable.js';
 export { probeUpstream, type ProbeOutcome, type ProbeOptions } from './implementations/upstream/probe.js';
-export type { KeyStore, ApiKeyRecord, Plan } from './model/keys.js';
+export type { KeyStore, KeyChangeListener, ApiKeyRecord, Plan } from './model/keys.js';
 export { KeySettingsSectionToken, type KeySettingsSection } from './model/key-settings.js';
 export { KeyRegistryToken, LayeredKeyStore, apiKeyHash, recordOf, type KeyRegistry, type StoredKey, type KeyChanges } from './model/key-registry.js';
 export { SecretVerifier, type SecretCheck } from './implementations/metering/secret-verifier.js';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { apiKeyHash, recordOf, type ApiKeyRecord, type KeyChanges, type KeyRegistry, type StoredKey } from '../../core/index.js';
+import { apiKeyHash, recordOf, type ApiKeyRecord, type KeyChangeListener, type KeyChanges, type KeyRegistry, type StoredKey } from '../../core/index.js';
 import type { RedisConnection } from './connection.js';
 
 /** Cached lookups per instance, at most; past it the cache starts over. */
@@ -50,6 +50,7 @@ export class RedisKeyRegistry implements KeyRegistry {
   readonly #channel: string;
   readonly #cacheMs: number;
   readonly #cache = new Map<string, { record: ApiKeyRecord | undefined; until: number }>();
+  readonly #listeners = new Set<KeyChangeListener>();
   #subscriber: Redis | undefined;
 
   constructor(connection: RedisConnection) {
@@ -59,19 +60,35 @@ export class RedisKeyRegistry implements KeyRegistry {
     this.#cacheMs = connection.settings.keyCacheMs;
   }
 
-  /** Subscribes to key changes made by other instances. */
+  /** Subscribes to key changes made by any instance (its own included: they come back on the channel). */
   async start(): Promise<void> {
-    if (this.#cacheMs === 0) return;
     const subscriber = this.#conn.client.duplicate({ enableOfflineQueue: true, lazyConnect: true });
     subscriber.on('error', () => { /* reported by the main connection; reconnects by itself */ });
     subscriber.on('message', (_channel: string, message: string) => {
-      for (const hash of message.split(',')) this.#cache.delete(hash);
+      const hashes = message.split(',');
+      for (const hash of hashes) this.#cache.delete(hash);
+      this.#tell(hashes);
     });
     // After a reconnection, changes may have been missed: start over.
-    subscriber.on('ready', () => this.#cache.clear());
+    let connected = false;
+    subscriber.on('ready', () => {
+      this.#cache.clear();
+      if (connected) this.#tell(undefined);
+      connected = true;
+    });
     this.#subscriber = subscriber;
     await subscriber.connect();
     await subscriber.subscribe(this.#channel);
+  }
+
+  /** Calls `listener` with the hashes of the keys any instance changes (see `KeyStore.watch`). */
+  watch(listener: KeyChangeListener): () => void {
+    this.#listeners.add(listener);
+    return () => { this.#listeners.delete(listener); };
+  }
+
+  #tell(hashes: readonly string[] | undefined): void {
+    for (const listener of this.#listeners) listener(hashes);
   }
 
   /** Unsubscribes. */
