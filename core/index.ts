@@ -59,7 +59,7 @@ export type { SharedHeads, HeadKey, HeadListener, AnswerHead } from './model/sha
 export { MemorySharedHeads } from './implementations/upstream/memory-shared-heads.js';
 export { networkUnavailable } from './implementations/upstream/unavailable.js';
 export { probeUpstream, type ProbeOutcome, type ProbeOptions } from './implementations/upstream/probe.js';
-export type { KeyStore, ApiKeyRecord, Plan } from './model/keys.js';
+export type { KeyStore, KeyChangeListener, ApiKeyRecord, Plan } from './model/keys.js';
 export { KeySettingsSectionToken, type KeySettingsSection } from './model/key-settings.js';
 export { KeyRegistryToken, LayeredKeyStore, apiKeyHash, recordOf, type KeyRegistry, type StoredKey, type KeyChanges } from './model/key-registry.js';
 export { SecretVerifier, type SecretCheck } from './implementations/metering/secret-verifier.js';
