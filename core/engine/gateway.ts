@@ -15,6 +15,7 @@ import { systemClock, type Clock } from '../leaves/clock.js';
 import { StaticKeyStore } from '../implementations/metering/config-key-store.js';
 import { hashSecretSync } from '../leaves/secret-hash.js';
 import { MemoryCreditLedger } from '../implementations/metering/memory-credit-ledger.js';
+import { MemoryFilterStore } from '../implementations/memory-filter-store.js';
 import { MemoryRateLimiter } from '../model/rate-limiter.js';
 import { FailoverSelector } from '../implementations/upstream/failover-selector.js';
 import { buildPipeline, orderStages } from '../pipeline/pipeline.js';
@@ -194,6 +195,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   container.register(Tokens.RateLimiter, { useValue: new MemoryRateLimiter() });
   container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger }) });
   container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
+  container.register(Tokens.FilterStore, { useValue: new MemoryFilterStore() });
   const families = registerPlugins(container, plugins, config);
   const transports = resolveAllOptional<Transport>(container, Tokens.Transport);
 

@@ -12,6 +12,7 @@ import type { Clock } from '../leaves/clock.js';
 import type { UpstreamSelector } from './selector.js';
 import type { GatewayRuntime } from './runtime.js';
 import type { CallObserver, UsageRecorder } from './observe.js';
+import type { FilterStore } from './filter-store.js';
 
 /**
  * A Tollgate plugin: registers providers (families, transports, stages, stores, embedded upstreams) into
@@ -105,6 +106,8 @@ export const Tokens = Object.freeze({
   UpstreamSelector: Symbol.for('tollgate.UpstreamSelector') as InjectionToken<UpstreamSelector>,
   /** Multi: every {@link CallObserver} (metrics, access logs). */
   CallObserver: Symbol.for('tollgate.CallObserver') as InjectionToken<CallObserver>,
+  /** The {@link FilterStore} of the filters the gateway serves itself (default: in memory). */
+  FilterStore: Symbol.for('tollgate.FilterStore') as InjectionToken<FilterStore>,
   /** The {@link UsageRecorder} (default: in memory). */
   UsageRecorder: Symbol.for('tollgate.UsageRecorder') as InjectionToken<UsageRecorder>,
   /** The gateway's {@link Clock}. */

@@ -16,3 +16,4 @@ export { RedisKeyRegistry, MAX_CACHED_KEYS } from './redis-key-registry.js';
 export { RedisUsageRecorder, MAX_PENDING_USAGE } from './redis-usage-recorder.js';
 export { LEDGER_REDIS_PLUGIN, resolveRedisSettings, redisAddress, type RedisLedgerSettings, type ResolvedRedisSettings, type UnavailablePolicy } from './settings.js';
 export * as RedisScripts from './scripts.js';
+export { RedisFilterStore } from './redis-filter-store.js';

@@ -2,6 +2,7 @@ import { KeyRegistryToken, LayeredKeyStore, PluginError, Tokens, type TollgatePl
 import { LEDGER_REDIS_PLUGIN, resolveRedisSettings, type RedisLedgerSettings } from './settings.js';
 import { createRedisStore, type RedisStore } from './redis-store.js';
 import { exportConnectionMetrics } from './connection-metrics.js';
+import { RedisFilterStore } from './redis-filter-store.js';
 
 /** The Redis store plugin, with access to its store once registered. */
 export interface RedisLedgerPlugin extends TollgatePlugin {
@@ -47,6 +48,7 @@ export function ledgerRedis(options: RedisLedgerSettings = {}): RedisLedgerPlugi
       container.register(Tokens.CreditLedger, { useValue: store.ledger });
       container.register(Tokens.RateLimiter, { useValue: store.limiter });
       container.register(Tokens.UsageRecorder, { useValue: store.usage });
+      container.register(Tokens.FilterStore, { useValue: new RedisFilterStore(store.connection) });
     },
     async start() {
       try {
