@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { Tokens, systemClock, type Clock, type TollgatePlugin } from '../../core/index.js';
+import { Tokens, systemClock, type Clock, type FilterStore, type TollgatePlugin } from '../../core/index.js';
 import { createEvmFamily, EVM_FAMILY_NAME } from './family.js';
 import { resolveEvmSettings, type EvmFamilyOptions } from './options.js';
 import { CachePoliciesToken } from '../cache/policy.js';
@@ -59,7 +59,8 @@ export function evmFamily(options: EvmFamilyOptions = {}): TollgatePlugin {
         if (network.families.includes(EVM_FAMILY_NAME)) getLogsSplitSettings(network.options ?? {}, `networks[${i}].options.getLogs`);
       });
       // The filter store is resolved on first use: a store plugin registered after this one may provide it.
-      container.register(Tokens.Family, { useValue: createEvmFamily(settings, () => container.resolve(Tokens.FilterStore)) });
+      let filters: FilterStore | undefined;
+      container.register(Tokens.Family, { useValue: createEvmFamily(settings, () => (filters ??= container.resolve(Tokens.FilterStore))) });
       // Read by the cache plugin when it is used; nothing else resolves it.
       container.register(CachePoliciesToken, { useValue: EVM_CACHE_POLICIES });
     },

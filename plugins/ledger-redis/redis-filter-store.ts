@@ -15,8 +15,23 @@ redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1`;
 
+/**
+ * A filter is live while its score in the index (its expiry, by the gateway's clock) is after now; Redis's
+ * own expiry of the keys (the same idle time, by Redis's clock) only collects what nobody polls again.
+ */
+const EXPIRED = `
+local expiry = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[3]) or '0')
+if expiry <= tonumber(ARGV[1]) then
+  redis.call('ZREM', KEYS[1], ARGV[3])
+  redis.call('DEL', KEYS[2])
+  return true
+end
+return false`;
+
 /** KEYS: index, filter. ARGV: now, idle ms, id. The filter's spec and cursor, its expiry pushed back; nil when gone. */
 const TOUCH = `
+local function expired() ${EXPIRED} end
+if expired() then return false end
 local found = redis.call('HMGET', KEYS[2], 'spec', 'cursor')
 if not found[1] then redis.call('ZREM', KEYS[1], ARGV[3]) return false end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
@@ -26,6 +41,8 @@ return found`;
 
 /** KEYS: index, filter. ARGV: now, idle ms, id, expected cursor, new cursor. Compare-and-set of the cursor: 1 when moved. */
 const ADVANCE = `
+local function expired() ${EXPIRED} end
+if expired() then return 0 end
 if redis.call('HGET', KEYS[2], 'cursor') ~= ARGV[4] then return 0 end
 redis.call('HSET', KEYS[2], 'cursor', ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
@@ -33,9 +50,11 @@ redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[3])
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 1`;
 
-/** KEYS: index, filter. ARGV: id. 1 when the filter existed. */
+/** KEYS: index, filter. ARGV: now, idle ms (unused), id. 1 when the filter existed (and had not expired). */
 const REMOVE = `
-redis.call('ZREM', KEYS[1], ARGV[1])
+local function expired() ${EXPIRED} end
+if expired() then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[3])
 return redis.call('DEL', KEYS[2])`;
 
 /**
@@ -78,7 +97,7 @@ export class RedisFilterStore implements FilterStore {
   }
 
   /** See {@link FilterStore.remove}. */
-  async remove(keyId: string, id: string): Promise<boolean> {
-    return (await this.#conn.client.eval(REMOVE, 2, ...this.#keys(keyId, id), id)) === 1;
+  async remove(keyId: string, id: string, now: number): Promise<boolean> {
+    return (await this.#conn.client.eval(REMOVE, 2, ...this.#keys(keyId, id), now, 0, id)) === 1;
   }
 }
