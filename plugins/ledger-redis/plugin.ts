@@ -17,7 +17,7 @@ export interface RedisLedgerPlugin extends TollgatePlugin {
 /**
  * The Redis store, for several gateway instances behind a load balancer: keys, daily balances,
  * throughput buckets and usage shared through one Redis with atomic Lua scripts. It registers the
- * `Tokens.CreditLedger`, `Tokens.RateLimiter`, `Tokens.UsageRecorder`,
+ * `Tokens.CreditLedger`, `Tokens.RateLimiter`, `Tokens.UsageRecorder`, `Tokens.FilterStore`,
  * {@link KeyRegistryToken} and a `Tokens.KeyStore` that looks a key up in the config's keys first,
  * then in Redis. The gateway does not start until Redis answers (`connectTimeoutMs`); afterwards the
  * connection comes back by itself, and `whenUnavailable` decides what happens meanwhile.
