@@ -66,6 +66,8 @@ export { SecretVerifier, type SecretCheck } from './implementations/metering/sec
 export { hashSecret, verifySecret } from './leaves/secret-hash.js';
 export { utcDay, nextUtcMidnight, UtcDayCache, type CreditLedger, type DebitReceipt, type DebitResult, type DebitTaken, type DebitRefused, type Balance } from './model/credit-ledger.js';
 export { MemoryCreditLedger } from './implementations/metering/memory-credit-ledger.js';
+export type { FilterStore, StoredFilter, FilterLimits } from './model/filter-store.js';
+export { MemoryFilterStore, newFilterId } from './implementations/memory-filter-store.js';
 export { newDebitId } from './implementations/metering/debit-id.js';
 export { type EventMeter, type EventRefund, type EventCharge, type EventTaken, type MeteredEvent } from './implementations/metering/event-meter.js';
 export { MemoryRateLimiter, type RateLimiter, type RateDecision, type RateAllowed, type RateRefused } from './model/rate-limiter.js';

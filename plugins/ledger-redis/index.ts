@@ -19,3 +19,4 @@ export { RedisUsageRecorder, MAX_PENDING_USAGE } from './redis-usage-recorder.js
 export { LEDGER_REDIS_PLUGIN, resolveRedisSettings, redisAddress, storeAddress, hostPort, type RedisLedgerSettings, type RedisClusterSettings, type ResolvedRedisSettings, type UnavailablePolicy } from './settings.js';
 export * as RedisScripts from './scripts.js';
 export { RedisSharedHeads, RAISE_HEAD } from './shared-heads.js';
+export { RedisFilterStore } from './redis-filter-store.js';
