@@ -23,6 +23,8 @@ export interface CliOptions {
   readonly dataDir?: string;
   /** `--redis <url>`: keep keys, balances and usage in Redis instead (several instances). */
   readonly redis?: string;
+  /** `--redis-cluster <host:port,…>`: keep them in a Redis Cluster, named by some of its nodes. */
+  readonly redisCluster?: string;
   /** The command, when one was given. */
   readonly command?: CliCommand;
   /** `--plan <name>` of `keys create`. */
@@ -53,6 +55,7 @@ export const CLI_FLAGS = {
   'log-level': { type: 'string' },
   'data-dir': { type: 'string' },
   redis: { type: 'string' },
+  'redis-cluster': { type: 'string' },
   plan: { type: 'string' },
   id: { type: 'string' },
   label: { type: 'string' },
@@ -98,6 +101,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     logLevel: values['log-level'],
     dataDir: values['data-dir'],
     redis: values.redis,
+    redisCluster: values['redis-cluster'],
     command,
     plan: values.plan,
     id: values.id,

@@ -23,6 +23,8 @@ Options:
       --log-level <lvl>   fatal|error|warn|info|debug|trace|silent (overrides log.level)
       --data-dir <dir>    folder of the SQLite store and of the embedded IPFS node's blocks (default .data)
       --redis <url>       keep keys, balances and usage in Redis (env TOLLGATE_REDIS_URL)
+      --redis-cluster <host:port,...>
+                          keep them in a Redis Cluster, named by some of its nodes (env TOLLGATE_REDIS_CLUSTER)
       --plan <name>       keys create: the key's plan
       --id <id>           keys create: the key's id (default: generated)
       --label <text>      keys create: a note for operators
@@ -37,6 +39,7 @@ Environment:
   PORT                    port to listen on, when --port is not given
   TOLLGATE_DATA_DIR       as --data-dir
   TOLLGATE_REDIS_URL      Redis URL (as --redis)
+  TOLLGATE_REDIS_CLUSTER  Redis Cluster nodes (as --redis-cluster)
   TOLLGATE_ADMIN_TOKEN    turns on the admin API at /admin/v1 (docs/operations.md)
   TOLLGATE_METRICS_TOKEN  bearer token required by /metrics
   TOLLGATE_ANVIL_BINARY   an Anvil binary to use instead of the bundled one
