@@ -34,7 +34,6 @@ export { InFlightResponses } from './leaves/in-flight.js';
 export type { CancelSignal } from './leaves/cancel-signal.js';
 export { continueBody, refuseBody } from './leaves/body-refusal.js';
 export type { GatewayRuntime, ContextInit, KeyAccess, KeyCheck } from './model/runtime.js';
-export { NEVER_ABORTED } from './implementations/call-context.js';
 export { Tokens, type TollgatePlugin, type Transport, type EmbeddedUpstreamProvider, type EmbeddedUpstreamInstance } from './model/plugin.js';
 export { keyOf, planOf, methodOf, replyOf, servedByOf } from './model/context-access.js';
 export { ContextKey, ContextState, type RequestContext, type Call, type Credentials, type RequestMeta, type UpstreamReply, type Compensation } from './model/context.js';
