@@ -25,7 +25,7 @@ export class SqliteFilterStore implements FilterStore {
   readonly #extend: SqliteStatement<[number, string, string]>;
   readonly #advance: SqliteStatement<[string, number, string, string, string, number]>;
   readonly #delete: SqliteStatement<[string, string, number]>;
-  readonly #create: SqliteTransaction<(keyId: string, filter: StoredFilter, limits: FilterLimits, now: number) => string | undefined>;
+  readonly #create: SqliteTransaction<[keyId: string, filter: StoredFilter, limits: FilterLimits, now: number], string | undefined>;
 
   constructor(db: SqliteDatabase) {
     db.exec(SCHEMA);
