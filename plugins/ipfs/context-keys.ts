@@ -2,8 +2,6 @@ import { ContextKey } from '../../core/index.js';
 
 /** What the transport hands the protocol about the HTTP request of a file-storage call. */
 export interface IpfsRequest {
-  /** The client's query string, without `?`, forwarded to the upstream as sent. */
-  readonly query: string;
   /** The request body to forward (`add`'s multipart upload), streamed. */
   readonly body?: NodeJS.ReadableStream;
   /** The client's `Content-Type`, forwarded with the body. */

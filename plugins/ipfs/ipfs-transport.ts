@@ -101,7 +101,7 @@ export class IpfsTransport implements Transport {
       call: { method: command, params: [args, options] },
       meta: { origin: req.headers.origin, userAgent: req.headers['user-agent'], remoteAddress: req.socket.remoteAddress, headers: req.headers },
     });
-    ctx.state.set(IPFS_REQUEST, { query, ...(writes ? { body: req } : {}), ...(contentType === undefined ? {} : { contentType }) });
+    ctx.state.set(IPFS_REQUEST, { ...(writes ? { body: req } : {}), ...(contentType === undefined ? {} : { contentType }) });
     // Cancellation is unsubscription, as on every transport: a client that leaves before the answer
     // stops the call (its upstream request is aborted, its credits refunded). Once the answer streams,
     // the relay ends the upstream stream instead.

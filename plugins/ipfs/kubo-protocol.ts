@@ -20,7 +20,9 @@ export function isKuboError(reply: UpstreamReply): boolean {
 
 /**
  * kubo's HTTP RPC: `POST /api/v0/<command>?<query>` on the upstream (its URL's path, if any, in front),
- * with the client's query string as sent and, for `add`, the client's multipart body streamed through.
+ * and, for `add`, the client's multipart body streamed through. The query is rebuilt from the call's
+ * validated params (each `arg`, then each option once, with the value that was checked), never copied
+ * from the client's: a repeated option or an odd encoding cannot reach the node unchecked.
  * Streaming commands (`cat`, `add`) get their answer as a stream; `object/get` and `version` whole.
  *
  * Failures worth another upstream: HTTP 429 and any 5xx that is not kubo's own JSON error (a proxy's
@@ -29,7 +31,7 @@ export function isKuboError(reply: UpstreamReply): boolean {
 export const kuboProtocol: CallProtocol = {
   encode(ctx): UpstreamRequest {
     const request = ctx.state.get(IPFS_REQUEST);
-    const query = request?.query ?? '';
+    const query = queryOf(ctx.params);
     const command = ipfsCommand(ctx.call.method);
     if (ctx.state.get(OBJECT_FROM_BLOCK) === true) {
       // The root's raw block; the fallback stage follows any path below it.
@@ -54,3 +56,12 @@ export const kuboProtocol: CallProtocol = {
     return undefined;
   },
 };
+
+/** The query string of validated params `[args, options]`: `arg=` per argument, then each option. */
+function queryOf(params: unknown): string {
+  const [args, options] = params as [readonly string[], Readonly<Record<string, string>>];
+  const query = new URLSearchParams();
+  for (const arg of args) query.append('arg', arg);
+  for (const [name, value] of Object.entries(options)) query.append(name, value);
+  return query.toString();
+}

@@ -10,6 +10,7 @@ import { WS_PLUGIN, resolveUpstreamConnections, type WsTransportOptions } from '
 
 export { WsTransport } from './ws-transport.js';
 export { WsConnection } from './connection.js';
+export type { ClientSocket, ClientMessage } from './client-socket.js';
 export { WsCloseCodes, resolveWsSettings, resolveUpstreamConnections, WS_CONFIG_SCHEMA, WS_PLUGIN, type WsTransportOptions, type WsSettings } from './options.js';
 export { refuseUpgrade } from './refuse-upgrade.js';
 export { SubscriptionService } from './subscriptions/subscription-service.js';
