@@ -218,7 +218,11 @@ async function underFault(t: Test, phase: number, fault: Fault): Promise<void> {
   const line = `| ${fault.name} | ${row.charged} | ${row.delivered} | ${row.lost} | ${row.usage} | ${row.answered} | ${errors} |`;
   table.push(line);
   console.log(`[fleet] ${line}`);
-  if (process.env.TOLLGATE_FLEET_FAULTS !== undefined) console.log(fleet.balancer.output());
+  // Looking into one fault: what the balancer and the instances logged.
+  if (process.env.TOLLGATE_FLEET_FAULTS !== undefined) {
+    console.log(fleet.balancer.output());
+    for (const instance of fleet.instances) console.log(`${instance.name}:\n${instance.process.output()}`);
+  }
 }
 
 for (const [phase, fault] of faults.entries()) {
