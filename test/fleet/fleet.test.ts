@@ -52,14 +52,14 @@ const CALLS_AROUND_FAULT = 300;
 interface Fault {
   readonly name: string;
   /** Strikes under `load`; resolves once the fleet is whole again, with the instance killed (if one was) and when. */
-  run(fleet: Fleet, load: FleetLoad): Promise<{ killed?: FleetInstance; at?: number }>;
+  run(fleet: Fleet, load: FleetLoad, phase: number): Promise<{ killed?: FleetInstance; at?: number }>;
 }
 
 const allFaults: Fault[] = [
   {
     name: 'Redis master SIGKILL',
-    async run(fleet, load) {
-      const master = await fleet.store.master();
+    async run(fleet, load, phase) {
+      const master = await fleet.store.master(redisKeyOf(phase));
       const refused = refusals(load);
       await master.process.killGroup();
       if (!fleet.store.failsOver) await until('calls refused while the store has no primary', () => refusals(load) - refused >= 20);
@@ -98,8 +98,8 @@ const allFaults: Fault[] = [
   },
   {
     name: `Redis master SIGSTOP > ${COMMAND_TIMEOUT_MS} ms`,
-    async run(fleet, load) {
-      const master = await fleet.store.master();
+    async run(fleet, load, phase) {
+      const master = await fleet.store.master(redisKeyOf(phase));
       const refused = refusals(load);
       const stoppedAt = Date.now();
       master.process.signal('SIGSTOP');
@@ -128,6 +128,9 @@ function keysOf(phase: number): { big: string; small: string } {
 }
 
 const idOf = (key: string): string => key.replace(/-key-\d+$/, '');
+
+/** A Redis key of the phase's big key: every Redis key of an API key carries its id as hash tag, so this one's master holds them all. */
+const redisKeyOf = (phase: number): string => `{${idOf(keysOf(phase).big)}}`;
 
 const keys = faults.flatMap((_, phase) => {
   const { big, small } = keysOf(phase);
@@ -178,7 +181,7 @@ async function underFault(t: Test, phase: number, fault: Fault): Promise<void> {
   let stopped = false;
   t.teardown(() => (stopped ? undefined : load.stop()));
   await until('calls before the fault', () => load.delivered() >= CALLS_AROUND_FAULT, 60_000);
-  const outcome = await fault.run(fleet, load);
+  const outcome = await fault.run(fleet, load, phase);
   const after = load.delivered();
   // And the small key spent: its last calls refused for its balance, under whatever the fault left.
   await until('calls after the fault, and the small key spent', () => load.delivered() >= after + CALLS_AROUND_FAULT && (load.tallies.get(small)?.errors.get('rpc -33000/402') ?? 0) > 0, 60_000);
