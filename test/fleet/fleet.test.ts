@@ -18,6 +18,7 @@ import { redisAvailable } from '../helpers/redis-server.js';
 import { steady, until } from '../helpers/until.js';
 import { childProcesses } from '../helpers/processes.js';
 import { documentedErrorKinds } from './documented-errors.js';
+import type { Host } from '../helpers/host-network.js';
 import { startFleet, type Fleet, type FleetInstance } from './fleet.js';
 import { startFleetLoad, type FleetLoad } from './fleet-load.js';
 import { startRedisCluster, startSingleRedis } from './fleet-store.js';
@@ -71,15 +72,15 @@ const allFaults: Fault[] = [
     ? [{
         name: 'worker SIGKILL',
         async run(fleet: Fleet) {
-          const instance = fleet.instances[0]!;
-          const worker = childProcesses(instance.process.pid).find((child) => child.command === 'node');
-          if (worker === undefined) throw new Error(`no worker process under ${instance.name}`);
+          // The worker holding the most client connections (a WebSocket among them, most likely), so that the
+          // kill strikes calls in flight.
+          const { instance, worker } = await busiestWorker(fleet);
           const at = Date.now();
-          process.kill(worker.pid, 'SIGKILL');
+          process.kill(worker, 'SIGKILL');
           // The primary replaces it: the instance has its workers again.
           await until('the killed worker to be replaced', () => {
             const workers = childProcesses(instance.process.pid).filter((child) => child.command === 'node');
-            return workers.length === WORKERS && workers.every((w) => w.pid !== worker.pid);
+            return workers.length === WORKERS && workers.every((w) => w.pid !== worker);
           }, 30_000);
           return { killed: instance, at };
         },
@@ -117,6 +118,40 @@ const allFaults: Fault[] = [
 // TOLLGATE_FLEET_FAULTS=<words> runs only the faults whose names contain one of them (when looking into one).
 const only = process.env.TOLLGATE_FLEET_FAULTS?.split(',').map((w) => w.trim().toLowerCase());
 const faults = allFaults.filter((f) => only === undefined || only.some((w) => f.name.toLowerCase().includes(w)));
+
+/** Runs `command args` on `host` and resolves with its output. */
+function outputOf(host: Host, command: string, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = host.spawn(command, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', () => resolve(out));
+  });
+}
+
+/** The worker (of any instance) with the most established connections on its instance's port, by `ss`. */
+async function busiestWorker(fleet: Fleet): Promise<{ instance: FleetInstance; worker: number }> {
+  let best: { instance: FleetInstance; worker: number; connections: number } | undefined;
+  for (const instance of fleet.instances) {
+    const workers = new Set(childProcesses(instance.process.pid).filter((c) => c.command === 'node').map((c) => c.pid));
+    const lines = (await outputOf(instance.host, 'ss', ['-Htnp', 'state', 'established', `( sport = :${instance.port} )`])).split('\n');
+    const counts = new Map<number, number>();
+    for (const line of lines) {
+      if (!line.includes(`${instance.host.address}:${instance.port}`)) continue;
+      for (const match of line.matchAll(/pid=(\d+)/g)) {
+        const pid = Number(match[1]);
+        if (workers.has(pid)) counts.set(pid, (counts.get(pid) ?? 0) + 1);
+      }
+    }
+    for (const worker of workers) {
+      const connections = counts.get(worker) ?? 0;
+      if (best === undefined || connections > best.connections) best = { instance, worker, connections };
+    }
+  }
+  if (best === undefined) throw new Error('no worker process under any instance');
+  return best;
+}
 
 /** Calls refused because the store was unreachable (METERING_UNAVAILABLE), over both transports. */
 function refusals(load: FleetLoad): number {
