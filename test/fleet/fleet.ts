@@ -93,8 +93,8 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     const launch = async (name: string, host: Host, port: number): Promise<FleetInstance> => {
       const workers = options.workers > 1 ? ['--workers', String(options.workers)] : [];
       const args = [...TSX_NODE_ARGS, MAIN, 'start', '--config', configFile, '--host', host.address, '--port', String(port), '--log-level', 'warn', ...store.startFlags, ...workers];
-      const process = await startHostProcess(host, globalThis.process.execPath, args, GATEWAY_READY, { env: { ...globalThis.process.env, TOLLGATE_DATA_DIR: join(dir, name) } });
-      return { name, host, port, process };
+      const running = await startHostProcess(host, process.execPath, args, GATEWAY_READY, { env: { ...process.env, TOLLGATE_DATA_DIR: join(dir, name) } });
+      return { name, host, port, process: running };
     };
     const instances = await Promise.all(names.map(async (name) => {
       const host = network.host(name);
