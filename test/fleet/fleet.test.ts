@@ -24,8 +24,8 @@ import { startFleetLoad, type FleetLoad } from './fleet-load.js';
 import { startRedisCluster, startSingleRedis } from './fleet-store.js';
 
 // Three instances of two workers start from the TypeScript sources (and one again after its kill) and four
-// faults run under load, on CI's two cores beside other test files: about 3.5 minutes there, well within
-// this, and well beyond the suite's default per-file timeout.
+// faults run under load, on CI's two cores beside other test files: about 4 minutes on a heavily loaded
+// machine, within this, and well beyond the suite's default per-file timeout.
 t.setTimeout(600_000);
 
 for (const [tool, available] of [['redis-server', await redisAvailable()], ['haproxy', await haproxyAvailable()]] as const) {
