@@ -15,6 +15,11 @@ export interface LoadRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** Body (the same bytes for every request). */
   readonly body?: string;
+  /**
+   * Several requests instead of one: each connection sends them in turn, over and over (`path` and
+   * `body` are then the first's).
+   */
+  readonly mix?: ReadonlyArray<{ readonly path: string; readonly body: string }>;
   /** Whether a response is a correct answer; else the text explains what is wrong with it. */
   check(status: number, body: string): true | string;
 }
@@ -129,7 +134,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         duration: options.duration,
         pipelining: 1,
         timeout: options.timeout ?? 10,
-        requests: [request],
+        requests: options.request.mix === undefined ? [request] : options.request.mix.map((r) => ({ ...request, path: r.path, body: r.body })),
       },
       (error, result) => {
         if (error !== null) return reject(error);

@@ -1,40 +1,49 @@
 /**
  * HTTP JSON-RPC against an upstream that answers instantly (`bench/servers/instant-node.ts`), so the
  * node is never the bottleneck and each target's own cost shows: the bare proxy, fastify's proxy and the
- * Tollgate gateway with its whole pipeline, side by side in one run.
+ * Tollgate gateway with its whole pipeline, side by side in one run. The calls are the real-call mix
+ * (`bench/lib/real-call-mix.ts`), Solana's `getAccountInfo` included, each answered with a realistic body.
  */
-import { BENCH_KEY, BENCH_NETWORK, UPSTREAM_CONNECTIONS } from '../config.js';
+import { BENCH_KEY, BENCH_NETWORK, BENCH_SOLANA_NETWORK, UPSTREAM_CONNECTIONS } from '../config.js';
 import { runTargets, startServer, type BenchOptions, type TargetDefinition } from '../lib/harness.js';
-import { checkBenchMethod, jsonRpcRequest } from '../lib/json-rpc-request.js';
+import { describeMix, mixRequest, type EvmReadTargets, type MixPaths } from '../lib/real-call-mix.js';
 import type { Scenario } from '../lib/scenario.js';
 
 const scenario: Scenario = {
   name: 'http-instant',
-  description: 'one JSON-RPC call over HTTP to an instantly answering node: direct vs bare proxy vs fastify proxy vs Tollgate gateway',
+  description: 'real JSON-RPC calls over HTTP to an instantly answering node: direct vs bare proxy vs fastify proxy vs Tollgate gateway',
   targets: ['direct', 'bare-proxy', 'fastify-proxy', 'gateway'],
 
   async run(options: BenchOptions) {
-    checkBenchMethod(options.method);
+    // The instant node answers whatever it is asked: any address and transaction hash will do.
+    const reads: EvmReadTargets = { address: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', transaction: '0x88df016429689c079f3b2f6ad39fa052532c56795b733da78a91ebe6a713944b' };
+    const direct: MixPaths = { evm: '/', solana: '/' };
     const node = await startServer('instant-node', 'bench/servers/instant-node.ts', {}, { ...options, profile: false });
     try {
       const upstream = { upstream: node.url, connections: String(UPSTREAM_CONNECTIONS) };
-      const proxied = (name: string, description: string, script: string, path = '/', args: Record<string, string> = upstream): TargetDefinition => ({
+      const proxied = (name: string, description: string, script: string, paths: MixPaths = direct, args: Record<string, string> = upstream): TargetDefinition => ({
         name,
         description,
         async start() {
           const server = await startServer(name, script, args, options);
-          return { url: server.url, request: jsonRpcRequest(options.method, path), serverPids: server.ready.pids, server };
+          return { url: server.url, request: mixRequest(paths, reads), serverPids: server.ready.pids, server };
         },
       });
       const definitions: TargetDefinition[] = [
         {
           name: 'direct',
           description: 'the instant node itself (no proxy)',
-          start: async () => ({ url: node.url, request: jsonRpcRequest(options.method, '/'), serverPids: node.ready.pids }),
+          start: async () => ({ url: node.url, request: mixRequest(direct, reads), serverPids: node.ready.pids }),
         },
         proxied('bare-proxy', 'node:http + undici Pool, bytes in, bytes out', 'bench/servers/bare-proxy.ts'),
         proxied('fastify-proxy', 'fastify 5 + @fastify/http-proxy', 'bench/servers/fastify-proxy.ts'),
-        proxied('gateway', 'Tollgate: httpTransport + evmFamily, full pipeline, metered key', 'bench/servers/gateway.ts', `/${BENCH_NETWORK}/v3/${BENCH_KEY}`, { upstream: node.url }),
+        proxied(
+          'gateway',
+          'Tollgate: httpTransport + evmFamily + solanaFamily, full pipeline, metered key',
+          'bench/servers/gateway.ts',
+          { evm: `/${BENCH_NETWORK}/v3/${BENCH_KEY}`, solana: `/${BENCH_SOLANA_NETWORK}/v3/${BENCH_KEY}` },
+          { upstream: node.url, solana: node.url },
+        ),
       ];
       const outcome = await runTargets(
         definitions,
@@ -51,7 +60,8 @@ const scenario: Scenario = {
         description: scenario.description,
         ...outcome,
         notes: [
-          `upstream: a Node server answering {"jsonrpc":"2.0","id":<id>,"result":"0x7a69"} at once (${node.url}), in its own process`,
+          `calls: ${describeMix(true)}`,
+          `upstream: a Node server answering each method at once with a realistic body (a block with 120 transaction hashes, a receipt, logs, a token balance, a token account; ${node.url}), in its own process`,
           'compare CPU us/req of gateway and bare-proxy: the difference is what the pipeline costs per call',
         ],
       };

@@ -11,7 +11,7 @@ import { BENCH_KEY, BENCH_NETWORK } from '../config.js';
 import { freePort, startAnvil } from '@tollgate/devnet';
 import { runTargets, startServer, type BenchOptions, type TargetDefinition } from '../lib/harness.js';
 import { exitOf, spawnChild } from '../lib/processes.js';
-import { checkBenchMethod, jsonRpcRequest } from '../lib/json-rpc-request.js';
+import { anvilReadTargets, describeMix, mixRequest } from '../lib/real-call-mix.js';
 import type { Scenario } from '../lib/scenario.js';
 
 /** A `redis-server` without persistence on a free port, as a tracked child of the bench. */
@@ -43,19 +43,19 @@ const scenario: Scenario = {
   targets: ['memory', 'sqlite', 'redis'],
 
   async run(options: BenchOptions) {
-    checkBenchMethod(options.method);
     const wanted = (name: string): boolean => options.targets === undefined || options.targets.includes(name);
     const anvil = await startAnvil();
     const dir = mkdtempSync(join(tmpdir(), 'tollgate-bench-ledgers-'));
     const redis = wanted('redis') ? await startRedis() : undefined;
     try {
       const path = `/${BENCH_NETWORK}/v3/${BENCH_KEY}`;
+      const request = mixRequest({ evm: path }, await anvilReadTargets(anvil.url));
       const gateway = (name: string, description: string, args: Record<string, string>): TargetDefinition => ({
         name,
         description,
         async start() {
           const server = await startServer(name, 'bench/servers/ledger-gateway.ts', { upstream: anvil.url, ...args }, options);
-          return { url: server.url, request: jsonRpcRequest(options.method, path), serverPids: server.ready.pids, server };
+          return { url: server.url, request, serverPids: server.ready.pids, server };
         },
       });
       const definitions: TargetDefinition[] = [
@@ -72,13 +72,12 @@ const scenario: Scenario = {
         options,
         [anvil.pid, ...(redis === undefined ? [] : [redis.pid])],
       );
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: options.method, params: [] });
       return {
         scenario: scenario.name,
         description: scenario.description,
         ...outcome,
         notes: [
-          `request: POST ${body} to ${path}; every call takes from the key's throughput bucket and daily balance and records usage`,
+          `calls: ${describeMix(false)}, to ${path}; every call takes from the key's throughput bucket and daily balance and records usage`,
           `upstream: one Anvil (${anvil.url}); Redis: one redis-server without persistence${redis === undefined ? '' : ` (${redis.url})`}, its CPU counted with the upstream's`,
           'SQLite: one file in a temporary folder, synchronous=NORMAL (a committed debit survives kill -9)',
         ],

@@ -14,6 +14,7 @@ import { systemClock, type Clock } from '../leaves/clock.js';
 import { StaticKeyStore } from '../implementations/metering/config-key-store.js';
 import { hashSecretSync } from '../leaves/secret-hash.js';
 import { MemoryCreditLedger } from '../implementations/metering/memory-credit-ledger.js';
+import { MemoryFilterStore } from '../implementations/memory-filter-store.js';
 import { MemoryRateLimiter } from '../model/rate-limiter.js';
 import { FailoverSelector } from '../implementations/upstream/failover-selector.js';
 import { MemorySharedHeads } from '../implementations/upstream/memory-shared-heads.js';
@@ -117,8 +118,8 @@ export function keyIdOf(key: string, id?: string): string {
 
 /**
  * A gateway's own container with the core's bindings, which plugins may replace: clock, logger, the
- * config's keys, and the in-memory ledger, rate limiter, shared heads, upstream selector and usage
- * recorder. Constructs them only; none starts anything.
+ * config's keys, and the in-memory ledger, rate limiter, shared heads, upstream selector, usage
+ * recorder and filter store. Constructs them only; none starts anything.
  */
 export function coreContainer(config: GatewayConfig, clock: Clock, logger: Logger): DependencyContainer {
   const container = rootContainer.createChildContainer();
@@ -138,6 +139,7 @@ export function coreContainer(config: GatewayConfig, clock: Clock, logger: Logge
   container.register(Tokens.SharedHeads, { useValue: new MemorySharedHeads() });
   container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger, sharedHeads: () => container.resolve(Tokens.SharedHeads) }) });
   container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
+  container.register(Tokens.FilterStore, { useValue: new MemoryFilterStore() });
   return container;
 }
 

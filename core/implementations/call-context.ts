@@ -9,12 +9,6 @@ import type { GatewayError } from '../leaves/errors/gateway-error.js';
 import type { ContextInit } from '../model/runtime.js';
 import { CancelToken, type CancelSignal } from '../leaves/cancel-signal.js';
 
-/**
- * A signal that never aborts: the default for calls whose transport cannot cancel them. Upstreams skip
- * it, so undici does not attach a listener to it per request.
- */
-export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
-
 const NO_META: RequestMeta = Object.freeze({});
 
 /**

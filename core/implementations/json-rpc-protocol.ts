@@ -56,6 +56,12 @@ export interface CapacityError {
  * any body that is large or has no `"error"` member, which is never parsed).
  */
 export function capacityErrorOf(body: Uint8Array, isCallError?: CallErrorTest): CapacityError | undefined {
+  const found = errorObjectOf(body);
+  return found !== undefined && isCapacityError(found, isCallError) ? { code: found.code, message: found.message } : undefined;
+}
+
+/** The error object of a small JSON-RPC error body; undefined for a large body or one without `"error"` (never parsed). */
+function errorObjectOf(body: Uint8Array): { code?: unknown; message?: unknown } | undefined {
   if (body.byteLength > MAX_ERROR_BODY) return undefined;
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   if (bytes.indexOf(ERROR_MEMBER) === -1) return undefined;
@@ -67,9 +73,11 @@ export function capacityErrorOf(body: Uint8Array, isCallError?: CallErrorTest): 
   }
   const error = (parsed as { error?: unknown } | null)?.error;
   if (typeof error !== 'object' || error === null) return undefined;
-  const found = error as { code?: unknown; message?: unknown };
-  return isCapacityError(found, isCallError) ? { code: found.code, message: found.message } : undefined;
+  return error as { code?: unknown; message?: unknown };
 }
+
+/** JSON-RPC 2.0's "method not found": the node does not serve the method (another node may). */
+const METHOD_NOT_FOUND = -32601;
 
 /** A family's {@link NetworkFamily.isCallError} test. */
 export type CallErrorTest = NonNullable<NetworkFamily['isCallError']>;
@@ -125,10 +133,16 @@ function jsonRpcProtocolWith(isCallError: CallErrorTest | undefined): CallProtoc
     if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
       return new UpstreamFailure('bad-response', `upstream answered HTTP ${status} without a JSON-RPC body`, { maybeReceived: true, status });
     }
-    const capacity = capacityErrorOf(body, isCallError);
-    if (capacity !== undefined) {
+    const error = errorObjectOf(body);
+    if (error === undefined) return undefined;
+    if (isCapacityError(error, isCallError)) {
       // The provider refused the call before running it: safe to send elsewhere, even a transaction.
-      return new UpstreamFailure('overloaded', `upstream is over capacity: ${String(capacity.code)} ${String(capacity.message)}`, { maybeReceived: false, status });
+      return new UpstreamFailure('overloaded', `upstream is over capacity: ${String(error.code)} ${String(error.message)}`, { maybeReceived: false, status });
+    }
+    if (error.code === METHOD_NOT_FOUND) {
+      // The node does not serve the method: it ran nothing, and another node may serve it. The message
+      // is the node's own, for the client when no node serves the method.
+      return new UpstreamFailure('unsupported', typeof error.message === 'string' ? error.message : 'Method not found', { maybeReceived: false, status });
     }
     return undefined;
   },

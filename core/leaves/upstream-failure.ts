@@ -1,5 +1,8 @@
-/** How an upstream attempt failed, which decides whether another upstream may be tried. */
-export type FailureKind = 'connect' | 'timeout' | 'reset' | 'status' | 'overloaded' | 'bad-response';
+/**
+ * How an upstream attempt failed, which decides whether another upstream may be tried. `unsupported`:
+ * the node answered that it does not serve the method (JSON-RPC's -32601); it is not a health failure.
+ */
+export type FailureKind = 'connect' | 'timeout' | 'reset' | 'status' | 'overloaded' | 'bad-response' | 'unsupported';
 
 /**
  * An upstream attempt that did not produce an answer: the node was unreachable, too slow, answered with

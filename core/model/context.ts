@@ -116,8 +116,9 @@ export interface RequestContext {
   /** The call itself. */
   readonly call: Call;
   /**
-   * Aborted when the call is cancelled: its subscriber unsubscribed before the answer (a client that went
-   * away, a caller's own timeout) or the signal given at creation aborted. Dispatch passes it to the
+   * Aborted when the call is cancelled, the one cancellation of a call: its subscriber unsubscribed before
+   * the answer (a client that went away, a closed connection, a caller's own timeout) or the signal given
+   * at creation aborted. The pipeline stops at the next stage boundary and dispatch passes it to the
    * upstream request, so cancelling aborts the request in flight. It is the same cancellation as
    * {@link RequestContext.signal} without an `AbortController` per call: use it where a
    * {@link CancelSignal} is taken ({@link Upstream.request}), and `signal` where an API wants an `AbortSignal`.

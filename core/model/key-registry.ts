@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { InjectionToken } from 'tsyringe';
 import type { MaybePromise } from '../leaves/maybe-promise.js';
-import type { ApiKeyRecord, KeyStore } from './keys.js';
+import type { ApiKeyRecord, KeyChangeListener, KeyStore } from './keys.js';
 
 /**
  * A key as a {@link KeyRegistry} keeps it: never the API key or its secret, only their hashes (the API
@@ -103,5 +103,10 @@ export class LayeredKeyStore implements KeyStore {
     const found = this.#first.find(apiKey);
     if (found instanceof Promise) return found.then((record) => record ?? this.#then.find(apiKey));
     return found ?? this.#then.find(apiKey);
+  }
+
+  watch(listener: KeyChangeListener): () => void {
+    const stops = [this.#first.watch?.(listener), this.#then.watch?.(listener)];
+    return () => { for (const stop of stops) stop?.(); };
   }
 }

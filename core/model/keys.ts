@@ -26,8 +26,20 @@ export interface ApiKeyRecord {
   readonly settings?: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * Told which keys changed (revoked, rotated, a new plan or settings), by the SHA-256 of their API keys
+ * (see `apiKeyHash`); `undefined` when any key may have changed (changes may have been missed).
+ */
+export type KeyChangeListener = (keyHashes: readonly string[] | undefined) => void;
+
 /** Looks keys up. Implemented in memory from the config, and by store plugins. */
 export interface KeyStore {
   /** The record of `apiKey`, or undefined when there is none. */
   find(apiKey: string): MaybePromise<ApiKeyRecord | undefined>;
+  /**
+   * Calls `listener` whenever keys change, wherever the change was made (this process, another worker or
+   * instance sharing the store), so that what holds a key beyond one call (an open WebSocket) can look it
+   * up again. Returns the way to stop listening. Absent for a store whose keys never change.
+   */
+  watch?(listener: KeyChangeListener): () => void;
 }

@@ -13,6 +13,7 @@ import type { UpstreamSelector } from './selector.js';
 import type { SharedHeads } from './shared-heads.js';
 import type { GatewayRuntime } from './runtime.js';
 import type { CallObserver, UsageRecorder } from './observe.js';
+import type { FilterStore } from './filter-store.js';
 
 /**
  * A Tollgate plugin: registers providers (families, transports, stages, stores, embedded upstreams) into
@@ -108,6 +109,8 @@ export const Tokens = Object.freeze({
   SharedHeads: Symbol.for('tollgate.SharedHeads') as InjectionToken<SharedHeads>,
   /** Multi: every {@link CallObserver} (metrics, access logs). */
   CallObserver: Symbol.for('tollgate.CallObserver') as InjectionToken<CallObserver>,
+  /** The {@link FilterStore} of the filters the gateway serves itself (default: in memory). */
+  FilterStore: Symbol.for('tollgate.FilterStore') as InjectionToken<FilterStore>,
   /** The {@link UsageRecorder} (default: in memory). */
   UsageRecorder: Symbol.for('tollgate.UsageRecorder') as InjectionToken<UsageRecorder>,
   /** The gateway's {@link Clock}. */

@@ -51,6 +51,13 @@ export interface UpstreamSelector {
   headFloor?(network: Network, scope: string): number | undefined;
   /** An answer of `upstream` showed head `head` in `scope`: the upstream is there, and the floor rises with it. */
   observeHead?(upstream: Upstream, scope: string, head: number): void;
+  /**
+   * When `upstream` is skipped for `method` (it answered "method not found" for it lately): the node's
+   * words; undefined when it may take the method.
+   */
+  methodBan?(upstream: Upstream, method: string): string | undefined;
+  /** `upstream` answered "method not found" for `method`, in `message`'s words: it may be skipped for it a while. */
+  onMethodNotFound?(upstream: Upstream, method: string, message: string): void;
   /** Starts background work (active health probes) for the gateway's networks. */
   start?(networks: readonly Network[]): void;
   /** Stops background work. */

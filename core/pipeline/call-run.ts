@@ -34,9 +34,14 @@ function contractError(stage: string, what: string): GatewayError {
  * One subscription to one call: walks the pipeline's entries, inline while they answer synchronously,
  * and hands the finished context to the subscriber exactly once.
  *
- * Cancellation is unsubscription. The run then aborts the context's signal (dispatch's upstream request
- * with it), leaves an operator stage it was waiting on, and fails the call even if an answer arrives
- * later, so the compensations (the refund) run: an answer that reached nobody is never charged.
+ * There is one cancellation, the context's (`RequestContext.cancel`, seen through its `cancelSignal`),
+ * and three ways to reach it: the subscriber unsubscribes, the signal the call was created with aborts
+ * (`JsonRpcInput.signal`, a transport's own), or the connection closes (its transport unsubscribes).
+ * Whichever comes first, the run stops at the next stage boundary (no later stage runs, so `meter` never
+ * debits a call already cancelled), leaves an operator stage it was waiting in at once, and the upstream
+ * request in flight is aborted (dispatch listens to the same signal). A pending step is not abandoned:
+ * the run waits for it to settle, so whatever it did (a debit) has registered its compensation before
+ * the call fails and the compensations run, once. An answer that reached nobody is never charged.
  */
 export class CallRun {
   readonly #ctx: RequestContext;
@@ -44,7 +49,6 @@ export class CallRun {
   readonly #owner: RunOwner;
   readonly #subscriber: Subscriber<RequestContext>;
   #operator: Subscription | undefined = undefined;
-  #cancelled = false;
   #failed = false;
   #settled = false;
 
@@ -59,8 +63,9 @@ export class CallRun {
   run(from: number): void {
     const entries = this.#entries;
     const ctx = this.#ctx;
+    const cancelled = ctx.cancelSignal;
     for (let i = from; i < entries.length; i++) {
-      if (this.#cancelled) return this.#fail(cancelledError());
+      if (cancelled.aborted) return this.#fail(cancelledError());
       const entry = entries[i]!;
       if (typeof entry !== 'function') return this.#operate(entry, i);
       let result;
@@ -74,22 +79,17 @@ export class CallRun {
         return;
       }
     }
-    if (this.#cancelled) return this.#fail(cancelledError());
+    if (cancelled.aborted) return this.#fail(cancelledError());
     this.#finish();
   }
 
-  /** The subscription's teardown: a no-op once the call settled. */
+  /**
+   * The subscription's teardown: cancels the call (a no-op once it settled). An operator stage the run
+   * waits in is left by the context's cancellation; a pending step is waited for (see the class).
+   */
   cancel(): void {
-    if (this.#settled || this.#cancelled) return;
-    this.#cancelled = true;
+    if (this.#settled) return;
     this.#ctx.cancel(cancelledError());
-    const operator = this.#operator;
-    if (operator !== undefined) {
-      this.#operator = undefined;
-      operator.unsubscribe();
-      this.#fail(cancelledError());
-    }
-    // Otherwise a step is pending: when it settles, `run` sees the cancellation and fails the call.
   }
 
   /**
@@ -101,9 +101,12 @@ export class CallRun {
     const ctx = this.#ctx;
     let emitted = 0;
     let left = false;
+    const signal = ctx.cancelSignal;
+    const onCancel = (): void => leave(cancelledError());
     const leave = (error?: GatewayError | { value: unknown }): void => {
       if (left) return;
       left = true;
+      signal.removeEventListener('abort', onCancel);
       const operator = this.#operator;
       this.#operator = undefined;
       operator?.unsubscribe();
@@ -122,7 +125,11 @@ export class CallRun {
       complete: () => leave(emitted === 0 ? contractError(entry.name, 'completed without emitting its context') : undefined),
     });
     if (left) subscription.unsubscribe();
-    else this.#operator = subscription;
+    else {
+      this.#operator = subscription;
+      // Cancelled while the stage holds the call (by any of the three ways): leave it now.
+      signal.addEventListener('abort', onCancel);
+    }
   }
 
   #fail(error: unknown): void {

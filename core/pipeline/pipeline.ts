@@ -71,8 +71,9 @@ async function compensate(ctx: RequestContext, deps: StageDependencies): Promise
  * Assembles the pipeline: the core stages with plugin stages inserted, and a final handler that turns any
  * failure into `ctx.error` after running the call's compensations, then hands the finished context to
  * `finished` (usage and observers). The returned function is lazy: nothing happens until its observable
- * is subscribed, and the observable never errors. Unsubscribing before the answer cancels the call: the
- * context's signal aborts (and the upstream request with it), and the call fails and is refunded.
+ * is subscribed, and the observable never errors. Unsubscribing before the answer, or aborting the
+ * signal the context was made with, cancels the call the same way: the run stops at the next stage
+ * boundary, the upstream request in flight is aborted, and the call fails and is refunded once.
  *
  * Each network and transport gets the stages that concern them: a stage that declares `families` (or
  * `transports`) is left out of the pipelines of the other networks (or transports). Stages built with `step()` (all the core's are) run inline, one after

@@ -42,7 +42,12 @@ export interface UpstreamSenderOptions {
  * - A failure to answer (connect error, reset, timeout, HTTP 5xx or 429, a provider's capacity error) moves
  *   on to the next upstream, within `failover.maxAttempts` primaries and the `failover.deadlineMs` of the
  *   whole request: no attempt starts after the deadline, and an attempt's timeout is cut to what is left.
- * - A node's own answer, error or not, ends the loop: it is the answer, never a reason to retry.
+ * - A node's own answer, error or not, ends the loop: it is the answer, never a reason to retry; except
+ *   "method not found" (-32601): the node does not serve the method, is skipped for it for
+ *   `failover.methodBanMs`, and the next node is asked. When no node serves it, the client gets
+ *   `METHOD_NOT_FOUND` in the node's words (not charged), not "unavailable".
+ * - An answer showing a head below the network's head floor is not passed on (see `answerHead`): the next
+ *   node is asked, else the call ends with `UPSTREAM_BEHIND`.
  * - A request that is not idempotent is never sent again once an upstream may have received it.
  * - A method's own deadline ends the call with the method's error: another node would not do better.
  * - The selector learns every outcome (breakers, counters); a client that went away is no upstream's fault.
@@ -90,11 +95,19 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     let last: UpstreamFailure | undefined;
     let resendRefused = false;
     let behind: BehindAnswer | undefined;
+    // "Method not found" from every upstream that could be asked: the node's words, for the client.
+    let notServed: string | undefined;
+    let otherFailure = false;
     for (let i = 0; i < candidates.length; i++) {
       const upstream = candidates[i]!;
       if (signal.aborted) break;
       const primary = upstream.settings.role === 'primary';
       if (primary && primaries >= policy.maxAttempts) continue;
+      const banned = selector.methodBan?.(upstream, method.name);
+      if (banned !== undefined) {
+        notServed ??= banned;
+        continue;
+      }
       const now = i === 0 ? startedAt : performance.now();
       const remaining = deadline - now;
       if (remaining <= 0) break;
@@ -124,7 +137,14 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
         failure = asUpstreamFailure(error);
         ended?.(failure);
       }
+      // The node does not serve the method: no health failure; the next node may serve it.
+      if (failure.kind === 'unsupported') {
+        selector.onMethodNotFound?.(upstream, method.name, failure.message);
+        notServed = failure.message;
+        continue;
+      }
       last = failure;
+      otherFailure = true;
       // The client went away: nothing to answer, and no upstream to blame.
       if (signal.aborted) break;
       if (failure.kind === 'timeout' && !cut && method.timeoutMs !== undefined && method.onTimeout !== undefined) {
@@ -140,6 +160,9 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
       }
     }
     if (signal.aborted) throw new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message: 'the client went away', cause: last });
+    if (notServed !== undefined && !otherFailure && behind === undefined) {
+      throw new GatewayError(Errors.METHOD_NOT_FOUND, { message: notServed });
+    }
     if (behind !== undefined) {
       throw new GatewayError(Errors.UPSTREAM_BEHIND, {
         message: `no node of ${network.name} that could answer has reached head ${behind.floor} yet (the closest is at ${behind.head})`,

@@ -25,6 +25,8 @@ export interface CliOptions {
   readonly redis?: string;
   /** `--workers <n|auto>`: overrides `server.workers`. */
   readonly workers?: number | 'auto';
+  /** `--redis-cluster <host:port,…>`: keep them in a Redis Cluster, named by some of its nodes. */
+  readonly redisCluster?: string;
   /** The command, when one was given. */
   readonly command?: CliCommand;
   /** `--plan <name>` of `keys create`. */
@@ -58,6 +60,7 @@ export const CLI_FLAGS = {
   'data-dir': { type: 'string' },
   redis: { type: 'string' },
   workers: { type: 'string', short: 'w' },
+  'redis-cluster': { type: 'string' },
   plan: { type: 'string' },
   id: { type: 'string' },
   label: { type: 'string' },
@@ -110,6 +113,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     dataDir: values['data-dir'],
     redis: values.redis,
     workers,
+    redisCluster: values['redis-cluster'],
     command,
     plan: values.plan,
     id: values.id,

@@ -24,6 +24,8 @@ Options:
       --data-dir <dir>    folder of the SQLite store and of the embedded IPFS node's blocks (default .data)
       --redis <url>       keep keys, balances and usage in Redis (env TOLLGATE_REDIS_URL)
   -w, --workers <n|auto>  worker processes serving the port (overrides server.workers; auto: one per core)
+      --redis-cluster <host:port,...>
+                          keep them in a Redis Cluster, named by some of its nodes (env TOLLGATE_REDIS_CLUSTER)
       --plan <name>       keys create: the key's plan
       --id <id>           keys create: the key's id (default: generated)
       --label <text>      keys create: a note for operators
@@ -38,6 +40,7 @@ Environment:
   PORT                    port to listen on, when --port is not given
   TOLLGATE_DATA_DIR       as --data-dir
   TOLLGATE_REDIS_URL      Redis URL (as --redis)
+  TOLLGATE_REDIS_CLUSTER  Redis Cluster nodes (as --redis-cluster)
   TOLLGATE_ADMIN_TOKEN    turns on the admin API at /admin/v1 (docs/operations.md)
   TOLLGATE_METRICS_TOKEN  bearer token required by /metrics
   TOLLGATE_ANVIL_BINARY   an Anvil binary to use instead of the bundled one

@@ -35,8 +35,9 @@ export async function operatorPlugins(config: GatewayConfigInput | GatewayConfig
 export async function operatorBanner(config: GatewayConfig, plugins: readonly TollgatePlugin[], origin: string): Promise<string[]> {
   const lines: string[] = [];
   if (storeKind(config) === 'redis') {
-    const { redisAddress } = await import('tollgate/plugins/ledger-redis');
-    lines.push(`  Store:     Redis at ${redisAddress(String(config.plugins[LEDGER_REDIS]?.url ?? 'redis://127.0.0.1:6379'))} (keys, balances and usage shared by every instance)`);
+    const { storeAddress } = await import('tollgate/plugins/ledger-redis');
+    const settings = (config.plugins[LEDGER_REDIS] ?? {}) as Parameters<typeof storeAddress>[0];
+    lines.push(`  Store:     Redis at ${storeAddress({ ...settings, url: String(settings.url ?? 'redis://127.0.0.1:6379') })} (keys, balances and usage shared by every instance)`);
   } else {
     const { DEFAULT_SQLITE_PATH } = await import('tollgate/plugins/ledger-sqlite');
     const path = String(config.plugins[LEDGER_SQLITE]?.path ?? DEFAULT_SQLITE_PATH);

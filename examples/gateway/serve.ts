@@ -5,6 +5,7 @@ import { createGateway, ConfigError, PluginError, type GatewayConfig, type Tollg
 import type { CliOptions } from './cli.js';
 import { loadCliConfig, reportLoadFailure } from './cli-config.js';
 import { configFileOf } from './config-file.js';
+import { startedByNpm, watchParent } from './parent-watch.js';
 import { bundledPlugins, MissingPackagesError } from './bundled-plugins.js';
 import { DEMO_API_SECRET } from './default-config.js';
 import { portProblem } from './port-check.js';
@@ -138,5 +139,7 @@ export async function serve(cli: CliOptions, mode: 'start' | 'demo'): Promise<nu
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // npm (npx tollgate start) exits on SIGTERM without passing it on: drain when it is gone, as on SIGTERM.
+  if (startedByNpm()) watchParent(() => stop('parent exited'));
   return 0;
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 /** The dashboard session cookie's name. */
@@ -10,25 +10,30 @@ export const DASHBOARD_HEADER = 'x-tollgate-dashboard';
 /** How long a dashboard session lasts after sign-in, in ms (12 hours). */
 export const SESSION_MS = 12 * 3_600_000;
 
-const MAX_SESSIONS = 1_000;
+/** Most signed-out sessions remembered (each until it would have expired). */
+const MAX_SIGNED_OUT = 10_000;
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
 /**
- * Dashboard sign-ins: the admin token is checked once, at sign-in, and the browser then holds a random
- * session id in an HttpOnly, SameSite=Strict cookie scoped to the dashboard and the API, never the
- * token itself. Sessions live in this process's memory (a restart signs everyone out) and only their
- * SHA-256 is kept.
+ * Dashboard sign-ins: the admin token is checked once, at sign-in, and the browser then holds a session
+ * id in an HttpOnly, SameSite=Strict cookie scoped to the dashboard and the API, never the token itself.
+ * A session id is its expiry and a random nonce, signed with HMAC-SHA256 under a key derived from the
+ * admin token: every process that has the token (each worker of `--workers n`, each instance behind a
+ * balancer, a restarted one) accepts it, and changing the admin token signs everyone out. Signing out
+ * clears the cookie and refuses that id in this process until it expires.
  */
 export class DashboardSessions {
   readonly #token: Buffer;
+  readonly #signingKey: Buffer;
   readonly #now: () => number;
-  readonly #sessions = new Map<string, number>();
+  readonly #signedOut = new Map<string, number>();
 
   constructor(token: string, now: () => number) {
     this.#token = digest(token);
+    this.#signingKey = createHash('sha256').update('tollgate dashboard session\0').update(token).digest();
     this.#now = now;
   }
 
@@ -39,30 +44,29 @@ export class DashboardSessions {
 
   /** Starts a session; returns its id, for the cookie. */
   open(): string {
-    const id = randomBytes(32).toString('base64url');
-    this.#sessions.set(digest(id).toString('base64'), this.#now() + SESSION_MS);
-    if (this.#sessions.size > MAX_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value!);
-    return id;
+    const body = `${(this.#now() + SESSION_MS).toString(36)}.${randomBytes(18).toString('base64url')}`;
+    return `${body}.${this.#sign(body)}`;
   }
 
   /** Ends the request's session, if it has one. */
   close(req: IncomingMessage): void {
     const id = sessionIdOf(req);
-    if (id !== undefined) this.#sessions.delete(digest(id).toString('base64'));
+    const until = id === undefined ? undefined : this.#expiryOf(id);
+    if (until === undefined) return;
+    this.#signedOut.set(digest(id!).toString('base64'), until);
+    if (this.#signedOut.size > MAX_SIGNED_OUT) this.#signedOut.delete(this.#signedOut.keys().next().value!);
   }
 
   /** Whether the request carries the cookie of a live session. */
   valid(req: IncomingMessage): boolean {
     const id = sessionIdOf(req);
-    if (id === undefined) return false;
-    const key = digest(id).toString('base64');
-    const until = this.#sessions.get(key);
-    if (until === undefined) return false;
-    if (until <= this.#now()) {
-      this.#sessions.delete(key);
-      return false;
-    }
-    return true;
+    const until = id === undefined ? undefined : this.#expiryOf(id);
+    if (until === undefined || until <= this.#now()) return false;
+    const key = digest(id!).toString('base64');
+    const signedOut = this.#signedOut.get(key);
+    if (signedOut === undefined) return true;
+    if (signedOut <= this.#now()) this.#signedOut.delete(key);
+    return false;
   }
 
   /** The `Set-Cookie` value for session `id` (or, without one, the value that clears the cookie), scoped to `path`. */
@@ -70,6 +74,21 @@ export class DashboardSessions {
     const parts = [`${SESSION_COOKIE}=${id ?? ''}`, `Path=${path}`, 'HttpOnly', 'SameSite=Strict', `Max-Age=${id === undefined ? 0 : SESSION_MS / 1000}`];
     if (secure) parts.push('Secure');
     return parts.join('; ');
+  }
+
+  #sign(body: string): string {
+    return createHmac('sha256', this.#signingKey).update(body).digest('base64url');
+  }
+
+  /** The expiry of a well-signed id (ms), or undefined for anything else. */
+  #expiryOf(id: string): number | undefined {
+    const dot = id.lastIndexOf('.');
+    if (dot <= 0) return undefined;
+    const given = Buffer.from(id.slice(dot + 1));
+    const expected = Buffer.from(this.#sign(id.slice(0, dot)));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    const until = Number.parseInt(id.slice(0, id.indexOf('.')), 36);
+    return Number.isSafeInteger(until) ? until : undefined;
   }
 }
 

@@ -277,7 +277,7 @@ export class KeyManager {
     await this.get(id);
     if (this.#deps.traffic === undefined) throw new KeyManagerError('unavailable', 'traffic is counted by the admin plugin of a running gateway');
     const { start, end } = this.#range(range);
-    return this.#deps.traffic.traffic(id, utcDay(new Date(start)), utcDay(new Date(end)));
+    return this.#deps.traffic.groupTraffic(id, utcDay(new Date(start)), utcDay(new Date(end)));
   }
 
   /** Checks a range of UTC days (default: today) and returns its first and last midnight, in ms. */

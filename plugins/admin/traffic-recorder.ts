@@ -1,4 +1,5 @@
 import { usageOf, utcDay, type CallObserver, type Clock, type RequestContext, type UsageTotals } from '../../core/index.js';
+import { workerMembership } from '../workers/index.js';
 
 /** A key's calls over some days, by network and by outcome, as the dashboard charts them. */
 export interface KeyTraffic {
@@ -17,6 +18,9 @@ export interface KeyTraffic {
   readonly outcomes: Record<string, number>;
 }
 
+/** The question a worker's recorder answers with its counts, gathered by any worker for the group's. */
+const TRAFFIC_TOPIC = 'admin-traffic';
+
 /** Longest a count is kept, in days. */
 const KEEP_DAYS = 92;
 
@@ -34,6 +38,35 @@ export class TrafficRecorder implements CallObserver {
   constructor(clock: Clock) {
     this.#clock = clock;
     this.#since = clock.now();
+    workerMembership()?.answer(TRAFFIC_TOPIC, (payload) => {
+      const { keyId, from, to } = payload as { keyId: string; from: string; to: string };
+      return this.traffic(keyId, from, to);
+    });
+  }
+
+  /**
+   * `keyId`'s totals as {@link traffic}, for the whole gateway: in a worker of `--workers n`, every
+   * worker's counts added up (each counts the calls it answered); otherwise this process's.
+   */
+  async groupTraffic(keyId: string, from: string, to: string): Promise<KeyTraffic> {
+    const membership = workerMembership();
+    if (membership === undefined) return this.traffic(keyId, from, to);
+    const parts = (await membership.gather(TRAFFIC_TOPIC, { keyId, from, to })) as KeyTraffic[];
+    const networks: Record<string, UsageTotals> = {};
+    const outcomes: Record<string, number> = {};
+    let since = this.#since;
+    for (const part of parts) {
+      since = Math.min(since, Date.parse(part.since));
+      for (const [network, totals] of Object.entries(part.networks)) {
+        const sum = (networks[network] ??= { calls: 0, credits: 0, bytes: 0, failed: 0 });
+        sum.calls += totals.calls;
+        sum.credits += totals.credits;
+        sum.bytes += totals.bytes;
+        sum.failed += totals.failed;
+      }
+      for (const [outcome, count] of Object.entries(part.outcomes)) outcomes[outcome] = (outcomes[outcome] ?? 0) + count;
+    }
+    return { from, to, since: new Date(since).toISOString(), networks, outcomes };
   }
 
   callFinished(ctx: RequestContext): void {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { importPeer } from '../../core/index.js';
 
 // This plugin's drivers are optional peer dependencies of tollgate: an application installs those of the
@@ -6,4 +6,4 @@ import { importPeer } from '../../core/index.js';
 // the package when the plugin is imported (a static import would fail at link time with Node's message).
 
 /** The `ioredis` package. */
-export const ioredis: { readonly Redis: typeof Redis } = await importPeer('ioredis', () => import('ioredis'), 'tollgate/plugins/cache-redis');
+export const ioredis: { readonly Redis: typeof Redis; readonly Cluster: typeof Cluster } = await importPeer('ioredis', () => import('ioredis'), 'tollgate/plugins/cache-redis');

@@ -1,7 +1,8 @@
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
-import type { Redis } from 'ioredis';
 import { ioredis } from './peers.js';
+import { checkTopology, createRedisClient, topologyOf, type AnyRedis } from '../ledger-redis/client.js';
+import { storeAddress } from '../ledger-redis/settings.js';
 import type { Logger } from 'pino';
 import type { CacheStore } from '../cache/index.js';
 import type { ResolvedRedisCacheSettings } from './settings.js';
@@ -13,7 +14,7 @@ const gunzipAsync = promisify(gunzip);
 const RAW = 0;
 const GZIP = 1;
 
-/** Deletes a tag's members and the tag set itself, in one step, so no other instance sees half a drop. */
+/** Deletes a tag's members and the tag set itself, in one step, so no other instance sees half a drop (one Redis). */
 const DROP_TAG = `
 local members = redis.call('SMEMBERS', KEYS[1])
 for i = 1, #members, 500 do
@@ -21,6 +22,15 @@ for i = 1, #members, 500 do
 end
 redis.call('DEL', KEYS[1])
 return #members`;
+
+/**
+ * Takes a tag's members and deletes the tag set, in one step in the tag's slot (a Redis Cluster): the
+ * members, in slots of their own, are deleted next, each by itself.
+ */
+const TAKE_TAG = `
+local members = redis.call('SMEMBERS', KEYS[1])
+redis.call('DEL', KEYS[1])
+return members`;
 
 const LOG_INTERVAL_MS = 10_000;
 
@@ -36,20 +46,22 @@ const LOG_INTERVAL_MS = 10_000;
 export class RedisCacheStore implements CacheStore {
   readonly #settings: ResolvedRedisCacheSettings;
   readonly #logger: Logger;
-  readonly #redis: Redis;
+  readonly #redis: AnyRedis;
+  readonly #cluster: boolean;
   #lastLog = 0;
 
   constructor(settings: ResolvedRedisCacheSettings, logger: Logger) {
     this.#settings = settings;
     this.#logger = logger;
-    this.#redis = new ioredis.Redis(settings.url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: settings.commandTimeoutMs,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    this.#cluster = topologyOf(settings) === 'cluster';
+    this.#redis = createRedisClient(ioredis, settings, {
+      commandTimeoutMs: settings.commandTimeoutMs,
+      connectTimeoutMs: settings.connectTimeoutMs,
+      autoPipelining: false,
+      retryDelay: (attempt) => Math.min(attempt * 200, 2000),
     });
     this.#redis.defineCommand('dropTag', { numberOfKeys: 1, lua: DROP_TAG });
+    this.#redis.defineCommand('takeTag', { numberOfKeys: 1, lua: TAKE_TAG });
     this.#redis.on('error', (error: Error) => this.#warn(error, 'Redis cache store error'));
   }
 
@@ -59,6 +71,13 @@ export class RedisCacheStore implements CacheStore {
     // Reconnection goes on by itself after a failed first connect; the cache serves misses meanwhile.
     await Promise.race([this.#redis.connect().catch((error: unknown) => this.#warn(error, 'Redis cache store not reachable at start; serving misses until it is')), timeout]);
     clearTimeout(timer);
+    if (this.#redis.status !== 'ready') return;
+    try {
+      await checkTopology(this.#redis, this.#settings, storeAddress(this.#settings), { single: 'plugins.cache-redis.url', cluster: 'plugins.cache-redis.cluster.nodes' });
+    } catch (error) {
+      this.#redis.disconnect();
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
@@ -77,17 +96,30 @@ export class RedisCacheStore implements CacheStore {
     const body = compress ? await gzipAsync(value) : value;
     const stored = Buffer.concat([Buffer.of(compress ? GZIP : RAW), body]);
     const full = this.#settings.prefix + key;
-    const batch = this.#redis.multi().set(full, stored, 'PX', Math.max(1, Math.round(ttlMs)));
-    if (tag !== undefined) {
-      const tagKey = `${this.#settings.prefix}tag:${tag}`;
-      // NX then GT: a new set gets the member's TTL; an existing one only ever lives longer.
-      batch.sadd(tagKey, full).pexpire(tagKey, ttlMs, 'NX').pexpire(tagKey, ttlMs, 'GT');
+    const px = Math.max(1, Math.round(ttlMs));
+    const tagKey = `${this.#settings.prefix}tag:${tag}`;
+    if (this.#cluster) {
+      // The entry and its tag set live in different slots: no transaction spans them. A drop that runs
+      // between the two writes misses this entry, as a drop just before a set does on one Redis.
+      await this.#redis.set(full, stored, 'PX', px);
+      if (tag !== undefined) await Promise.all([this.#redis.sadd(tagKey, full), this.#redis.pexpire(tagKey, px, 'NX'), this.#redis.pexpire(tagKey, px, 'GT')]);
+      return;
     }
+    const batch = this.#redis.multi().set(full, stored, 'PX', px);
+    // NX then GT: a new set gets the member's TTL; an existing one only ever lives longer.
+    if (tag !== undefined) batch.sadd(tagKey, full).pexpire(tagKey, px, 'NX').pexpire(tagKey, px, 'GT');
     await batch.exec();
   }
 
   async dropTag(tag: string): Promise<void> {
-    await (this.#redis as Redis & { dropTag(key: string): Promise<number> }).dropTag(`${this.#settings.prefix}tag:${tag}`);
+    const redis = this.#redis as AnyRedis & { dropTag(key: string): Promise<number>; takeTag(key: string): Promise<string[]> };
+    const tagKey = `${this.#settings.prefix}tag:${tag}`;
+    if (!this.#cluster) {
+      await redis.dropTag(tagKey);
+      return;
+    }
+    const members = await redis.takeTag(tagKey);
+    await Promise.all(members.map((member) => redis.del(member)));
   }
 
   #warn(error: unknown, message: string): void {

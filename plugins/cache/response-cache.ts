@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { Errors, GatewayError, NEVER_ABORTED, isPromise, step, ContextKey, type Network, type RequestContext, type Stage, methodOf, planOf, replyOf } from '../../core/index.js';
+import { Errors, GatewayError, isPromise, step, ContextKey, type Network, type RequestContext, type Stage, methodOf, planOf, replyOf } from '../../core/index.js';
 import { cacheKey } from './cache-key.js';
 import { answerMember, envelope, type AnswerMember } from './envelope.js';
 import { HeadTracker, type HeadEvents } from './head-tracker.js';
@@ -215,10 +215,6 @@ export class ResponseCache implements HeadEvents {
   /** Waits for the call in flight, unless this call's client goes away first. */
   #untilAnswered(shared: Promise<AnswerMember | undefined>, ctx: RequestContext): Promise<AnswerMember | undefined> {
     const signal = ctx.cancelSignal;
-    if (signal === NEVER_ABORTED) {
-      this.#waiting++;
-      return shared.finally(() => this.#waiting--);
-    }
     if (signal.aborted) return Promise.reject(new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message: 'the client went away' }));
     this.#waiting++;
     return new Promise((resolve, reject) => {

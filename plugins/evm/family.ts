@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { ConfigError, type MethodDefinition, type NetworkFamily } from '../../core/index.js';
+import { ConfigError, MemoryFilterStore, type FilterStore, type MethodDefinition, type NetworkFamily } from '../../core/index.js';
+import { filterMethods } from './filters/filter-methods.js';
 import { EVM_DEBUG_METHODS } from './debug-methods.js';
 import { EVM_STANDARD_METHODS } from './standard-methods.js';
 import { splitGetLogs } from './get-logs-split/split-get-logs.js';
@@ -51,26 +52,33 @@ function limitsHooks(settings: EvmSettings): Readonly<Record<string, Partial<Met
  *
  * @throws ConfigError when `credits` prices a method the family does not define (a typo would otherwise go unnoticed).
  */
-function methodTable(settings: EvmSettings): MethodDefinition[] {
+function methodTable(settings: EvmSettings, filters: readonly MethodDefinition[]): MethodDefinition[] {
   const debug = settings.debug.enabled === true ? EVM_DEBUG_METHODS.map((m) => (settings.debug.plans === undefined ? m : { ...m, plans: settings.debug.plans })) : [];
-  const known = new Set([...EVM_METHODS, ...EVM_STANDARD_METHODS, ...EVM_DEBUG_METHODS, ...EVM_SUBSCRIPTION_METHODS].map((m) => m.name));
+  const known = new Set([...EVM_METHODS, ...EVM_STANDARD_METHODS, ...filters, ...EVM_DEBUG_METHODS, ...EVM_SUBSCRIPTION_METHODS].map((m) => m.name));
   const unknown = Object.keys(settings.credits).filter((name) => !known.has(name));
   if (unknown.length > 0) throw new ConfigError(unknown.map((name) => `plugins.evm.credits.${name}: the evm family has no method ${name}`));
   const priced = (method: MethodDefinition): MethodDefinition => (settings.credits[method.name] === undefined ? method : { ...method, credits: settings.credits[method.name]! });
-  return [...EVM_METHODS, ...EVM_STANDARD_METHODS, ...debug, ...EVM_SUBSCRIPTION_METHODS].map(priced);
+  return [...EVM_METHODS, ...EVM_STANDARD_METHODS, ...filters, ...debug, ...EVM_SUBSCRIPTION_METHODS].map(priced);
 }
 
 /**
  * The evm family with `settings` applied: every method of {@link EVM_METHODS}, `eth_getLogs` limited
  * in parameters, results and duration, `eth_call` and `eth_estimateGas` gas-capped, a missing block
  * parameter filled in as `latest` (see {@link OPTIONAL_BLOCK_POSITION}); its health probe
- * is `eth_blockNumber`.
+ * is `eth_blockNumber`. The polling filters keep their state in `filterStore` (in a gateway: the
+ * deployment's `Tokens.FilterStore`; without one, a store of this family's own, in memory).
  */
-export function createEvmFamily(settings: EvmSettings): NetworkFamily {
+export function createEvmFamily(settings: EvmSettings, filterStore?: () => FilterStore): NetworkFamily {
   const hooks = limitsHooks(settings);
+  const ownStore = filterStore === undefined ? new MemoryFilterStore() : undefined;
+  const filters = filterMethods({
+    store: filterStore ?? (() => ownStore!),
+    limits: { maxPerKey: settings.filtersPerKey, idleMs: settings.filterIdleMs },
+    clock: settings.clock,
+  });
   return {
     name: EVM_FAMILY_NAME,
-    methods: methodTable(settings).map((method) => ({ ...method, ...hooks[method.name], ...EVM_ANSWER_HEADS[method.name] })),
+    methods: methodTable(settings, filters).map((method) => ({ ...method, ...hooks[method.name], ...EVM_ANSWER_HEADS[method.name] })),
     probe: { method: 'eth_blockNumber', params: [], head: blockNumberHead },
     // A node's "range too wide" is its answer to the query, never a provider's capacity error to fail over on.
     isCallError: (error) => isRevert(error) || isRangeTooWide(error),

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { Tokens, systemClock, type Clock, type TollgatePlugin } from '../../core/index.js';
+import { Tokens, systemClock, type Clock, type FilterStore, type TollgatePlugin } from '../../core/index.js';
 import { createEvmFamily, EVM_FAMILY_NAME } from './family.js';
 import { resolveEvmSettings, type EvmFamilyOptions } from './options.js';
 import { CachePoliciesToken } from '../cache/policy.js';
@@ -19,6 +19,8 @@ export { EVM_DEBUG_METHODS } from './debug-methods.js';
 export { splitGetLogs, type SplitLimits } from './get-logs-split/split-get-logs.js';
 export { getLogsSplitSettings, GET_LOGS_SPLIT_SCHEMA, type GetLogsSplitSettings } from './get-logs-split/settings.js';
 export { isRangeTooWide } from './get-logs-split/range-too-wide.js';
+export { filterMethods, type FilterDependencies } from './filters/filter-methods.js';
+export { changesAfter, initialCursor, MAX_BLOCKS_PER_POLL, type FilterSpec, type LogCriteria } from './filters/filter-polling.js';
 export { answerWith, answerWithNodeError } from './gateway-answer.js';
 export { EVM_DEFAULTS, resolveEvmSettings, type EvmDebugOptions, type EvmFamilyOptions, type EvmSettings } from './options.js';
 export { countLogFilterParams, getLogsLimits, type GetLogsHooks, type GetLogsThresholds } from './get-logs-limits.js';
@@ -56,7 +58,9 @@ export function evmFamily(options: EvmFamilyOptions = {}): TollgatePlugin {
       config.networks.forEach((network, i) => {
         if (network.families.includes(EVM_FAMILY_NAME)) getLogsSplitSettings(network.options ?? {}, `networks[${i}].options.getLogs`);
       });
-      container.register(Tokens.Family, { useValue: createEvmFamily(settings) });
+      // The filter store is resolved on first use: a store plugin registered after this one may provide it.
+      let filters: FilterStore | undefined;
+      container.register(Tokens.Family, { useValue: createEvmFamily(settings, () => (filters ??= container.resolve(Tokens.FilterStore))) });
       // Read by the cache plugin when it is used; nothing else resolves it.
       container.register(CachePoliciesToken, { useValue: EVM_CACHE_POLICIES });
     },

@@ -18,6 +18,10 @@ export interface EvmFamilyOptions {
   readonly gasCapPercent?: number;
   /** How long a learned block gas limit is reused, in milliseconds. Default 5,000. */
   readonly blockGasLimitTtlMs?: number;
+  /** How long a filter lives without being polled, in milliseconds. Default 300,000 (a node's 5 minutes). */
+  readonly filterIdleMs?: number;
+  /** Most live filters one API key may hold. Default 100. */
+  readonly filtersPerKey?: number;
   /** Time source of the gas-limit cache (default: the gateway's clock, or the wall clock outside a gateway). */
   readonly clock?: Clock;
   /** The `debug_` tracing namespace: off unless turned on. */
@@ -46,6 +50,10 @@ export interface EvmSettings {
   readonly gasCapPercent: number;
   /** See {@link EvmFamilyOptions.blockGasLimitTtlMs}. */
   readonly blockGasLimitTtlMs: number;
+  /** See {@link EvmFamilyOptions.filterIdleMs}. */
+  readonly filterIdleMs: number;
+  /** See {@link EvmFamilyOptions.filtersPerKey}. */
+  readonly filtersPerKey: number;
   /** See {@link EvmFamilyOptions.clock}. */
   readonly clock: Clock;
   /** See {@link EvmFamilyOptions.debug}. */
@@ -66,6 +74,10 @@ export const EVM_DEFAULTS = Object.freeze({
   gasCapPercent: 1_000,
   /** A learned block gas limit is reused for 5 s. */
   blockGasLimitTtlMs: 5_000,
+  /** A filter not polled for 5 minutes expires, as a node's does. */
+  filterIdleMs: 300_000,
+  /** At most 100 live filters per API key. */
+  filtersPerKey: 100,
 });
 
 type NumericSetting = keyof typeof EVM_DEFAULTS;

@@ -93,22 +93,23 @@ export class IpfsTransport implements Transport {
     if (!writes) req.resume();
 
     this.#inFlight.track(res);
-    const aborted = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) aborted.abort();
-    });
     const contentType = headerValue(req.headers['content-type']);
     const ctx = gateway.createContext({
       transport: this.name,
       network,
       credentials: { apiKey: credentials.user, secret: credentials.password },
       call: { method: command, params: [args, options] },
-      signal: aborted.signal,
       meta: { origin: req.headers.origin, userAgent: req.headers['user-agent'], remoteAddress: req.socket.remoteAddress, headers: req.headers },
     });
     ctx.state.set(IPFS_REQUEST, { query, ...(writes ? { body: req } : {}), ...(contentType === undefined ? {} : { contentType }) });
-    gateway.execute(ctx).subscribe((done) => {
+    // Cancellation is unsubscription, as on every transport: a client that leaves before the answer
+    // stops the call (its upstream request is aborted, its credits refunded). Once the answer streams,
+    // the relay ends the upstream stream instead.
+    const call = gateway.execute(ctx).subscribe((done) => {
       this.#answer(req, res, done, gateway);
+    });
+    res.once('close', () => {
+      if (!res.writableFinished) call.unsubscribe();
     });
     return true;
   }

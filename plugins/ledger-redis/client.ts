@@ -1,6 +1,13 @@
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
-import { ioredis } from './peers.js';
 import { hostPort, type ResolvedRedisSettings } from './settings.js';
+
+/** The parts of the `ioredis` package used here: passed in by each plugin, which loads it as its peer. */
+export interface IoredisModule {
+  /** The client of one Redis. */
+  readonly Redis: typeof Redis;
+  /** The client of a Redis Cluster. */
+  readonly Cluster: typeof Cluster;
+}
 
 /**
  * A client of the store's Redis: one Redis (fixed, or found through Sentinel) or a Redis Cluster. Both
@@ -50,7 +57,7 @@ export interface ClientBehaviour {
  *   Every command the store sends is safe to send again (each write carries an id the scripts remember),
  *   which is what makes those resends harmless. Reads go to masters only: a replica may lag.
  */
-export function createRedisClient(settings: Pick<ResolvedRedisSettings, 'url' | 'cluster' | 'sentinels' | 'name'>, behaviour: ClientBehaviour): AnyRedis {
+export function createRedisClient(ioredis: IoredisModule, settings: Pick<ResolvedRedisSettings, 'url' | 'cluster' | 'sentinels' | 'name'>, behaviour: ClientBehaviour): AnyRedis {
   const common: RedisOptions = {
     lazyConnect: true,
     enableOfflineQueue: false,
@@ -114,7 +121,7 @@ export async function checkTopology(client: AnyRedis, settings: Pick<ResolvedRed
  * Whether a seed of `settings.cluster` answers as a Redis without cluster support: asked directly (one
  * short connection) when the Cluster client could not start, to say so rather than "unreachable".
  */
-export async function seedIsPlainRedis(settings: Pick<ResolvedRedisSettings, 'url' | 'cluster'>, timeoutMs: number): Promise<boolean> {
+export async function seedIsPlainRedis(ioredis: IoredisModule, settings: Pick<ResolvedRedisSettings, 'url' | 'cluster'>, timeoutMs: number): Promise<boolean> {
   for (const seed of settings.cluster?.nodes ?? []) {
     const probe = new ioredis.Redis({ ...hostPort(seed), ...credentials(settings.url), lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: timeoutMs, commandTimeout: timeoutMs, retryStrategy: () => null });
     probe.on('error', () => { /* the answer below is what counts */ });

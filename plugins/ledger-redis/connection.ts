@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { ioredis } from './peers.js';
 import { Errors, GatewayError } from '../../core/index.js';
 import { CLAIM_HASH, DEBIT, INSERT, RELEASE_HASH, REFUND, SETTLE, TAKE, TAKE_DEBIT, UPDATE, USAGE } from './scripts.js';
 import { RedisKeyNames } from './key-names.js';
@@ -86,7 +87,7 @@ export class RedisConnection {
     this.topology = topologyOf(settings);
     this.names = new RedisKeyNames(settings.prefix);
     this.#logger = logger;
-    this.client = createRedisClient(settings, {
+    this.client = createRedisClient(ioredis, settings, {
       commandTimeoutMs: settings.commandTimeoutMs,
       connectTimeoutMs: settings.connectTimeoutMs,
       autoPipelining: true,
@@ -215,7 +216,7 @@ export class RedisConnection {
     clearTimeout(timer);
     if (outcome === 'late') {
       this.client.disconnect();
-      if (this.topology === 'cluster' && (await seedIsPlainRedis(this.settings, Math.min(this.settings.connectTimeoutMs, 1000)))) {
+      if (this.topology === 'cluster' && (await seedIsPlainRedis(ioredis, this.settings, Math.min(this.settings.connectTimeoutMs, 1000)))) {
         throw new Error(`Redis at ${this.address} is not a Redis Cluster: name it with --redis <url> (plugins.ledger-redis.url) instead of --redis-cluster`);
       }
       throw new Error(`cannot reach Redis at ${this.address} within ${this.settings.connectTimeoutMs} ms${this.#lastError === '' ? '' : ` (${this.#lastError})`}`);

@@ -10,7 +10,7 @@ export { createRedisStore, type RedisStore } from './redis-store.js';
 export { RedisConnection, type StoreClient, type ScriptCommands, type ConnectionTransition } from './connection.js';
 export { PendingWrites } from './pending-writes.js';
 export { RedisKeyNames, hashTag } from './key-names.js';
-export { createRedisClient, checkTopology, topologyOf, type AnyRedis, type RedisTopology, type ClientBehaviour } from './client.js';
+export { createRedisClient, checkTopology, topologyOf, seedIsPlainRedis, type AnyRedis, type RedisTopology, type ClientBehaviour, type IoredisModule } from './client.js';
 export { exportConnectionMetrics } from './connection-metrics.js';
 export { RedisCreditLedger } from './redis-credit-ledger.js';
 export { RedisRateLimiter } from './redis-rate-limiter.js';
@@ -19,3 +19,4 @@ export { RedisUsageRecorder, MAX_PENDING_USAGE } from './redis-usage-recorder.js
 export { LEDGER_REDIS_PLUGIN, resolveRedisSettings, redisAddress, storeAddress, hostPort, type RedisLedgerSettings, type RedisClusterSettings, type ResolvedRedisSettings, type UnavailablePolicy } from './settings.js';
 export * as RedisScripts from './scripts.js';
 export { RedisSharedHeads, RAISE_HEAD } from './shared-heads.js';
+export { RedisFilterStore } from './redis-filter-store.js';

@@ -3,6 +3,7 @@ import { LEDGER_REDIS_PLUGIN, resolveRedisSettings, type RedisLedgerSettings } f
 import { createRedisStore, type RedisStore } from './redis-store.js';
 import { exportConnectionMetrics } from './connection-metrics.js';
 import { RedisSharedHeads } from './shared-heads.js';
+import { RedisFilterStore } from './redis-filter-store.js';
 
 /** The Redis store plugin, with access to its store once registered. */
 export interface RedisLedgerPlugin extends TollgatePlugin {
@@ -17,7 +18,7 @@ export interface RedisLedgerPlugin extends TollgatePlugin {
 /**
  * The Redis store, for several gateway instances behind a load balancer: keys, daily balances,
  * throughput buckets and usage shared through one Redis with atomic Lua scripts. It registers the
- * `Tokens.CreditLedger`, `Tokens.RateLimiter`, `Tokens.UsageRecorder`,
+ * `Tokens.CreditLedger`, `Tokens.RateLimiter`, `Tokens.UsageRecorder`, `Tokens.FilterStore`,
  * {@link KeyRegistryToken} and a `Tokens.KeyStore` that looks a key up in the config's keys first,
  * then in Redis. The gateway does not start until Redis answers (`connectTimeoutMs`); afterwards the
  * connection comes back by itself, and `whenUnavailable` decides what happens meanwhile.
@@ -50,6 +51,7 @@ export function ledgerRedis(options: RedisLedgerSettings = {}): RedisLedgerPlugi
       container.register(Tokens.UsageRecorder, { useValue: store.usage });
       // The gateway starts and stops it: it needs the networks, which exist after the plugins started.
       container.register(Tokens.SharedHeads, { useValue: new RedisSharedHeads(settings, container.resolve(Tokens.Logger)) });
+      container.register(Tokens.FilterStore, { useValue: new RedisFilterStore(store.connection) });
     },
     async start() {
       try {

@@ -1,4 +1,4 @@
-import { apiKeyHash, recordOf, type ApiKeyRecord, type KeyChanges, type KeyRegistry, type StoredKey } from '../../core/index.js';
+import { apiKeyHash, recordOf, type ApiKeyRecord, type KeyChangeListener, type KeyChanges, type KeyRegistry, type StoredKey } from '../../core/index.js';
 import type { RedisConnection } from './connection.js';
 import type { AnyRedis } from './client.js';
 import type { RedisKeyNames } from './key-names.js';
@@ -63,6 +63,7 @@ export class RedisKeyRegistry implements KeyRegistry {
   readonly #names: RedisKeyNames;
   readonly #cacheMs: number;
   readonly #cache = new Map<string, { record: ApiKeyRecord | undefined; until: number }>();
+  readonly #listeners = new Set<KeyChangeListener>();
   #subscriber: AnyRedis | undefined;
 
   constructor(connection: RedisConnection) {
@@ -71,21 +72,38 @@ export class RedisKeyRegistry implements KeyRegistry {
     this.#cacheMs = connection.settings.keyCacheMs;
   }
 
-  /** Subscribes to key changes made by other instances. */
+  /** Subscribes to key changes made by any instance (its own included: they come back on the channel). */
   async start(): Promise<void> {
-    if (this.#cacheMs === 0) return;
+    // Subscribed even without a cache: open connections of a revoked or rotated key are closed on the news.
     const client = this.#conn.client;
     // A Cluster client subscribes through one node and moves the subscription when that node fails.
     const subscriber = client instanceof ioredis.Redis ? client.duplicate({ enableOfflineQueue: true, lazyConnect: true }) : client.duplicate(undefined, { enableOfflineQueue: true, lazyConnect: true });
     subscriber.on('error', () => { /* reported by the main connection; reconnects by itself */ });
     subscriber.on('message', (_channel: string, message: string) => {
-      for (const hash of message.split(',')) this.#cache.delete(hash);
+      const hashes = message.split(',');
+      for (const hash of hashes) this.#cache.delete(hash);
+      this.#tell(hashes);
     });
     // After a reconnection, changes may have been missed: start over.
-    subscriber.on('ready', () => this.#cache.clear());
+    let connected = false;
+    subscriber.on('ready', () => {
+      this.#cache.clear();
+      if (connected) this.#tell(undefined);
+      connected = true;
+    });
     this.#subscriber = subscriber;
     await subscriber.connect();
     await subscriber.subscribe(this.#names.changes);
+  }
+
+  /** Calls `listener` with the hashes of the keys any instance changes (see `KeyStore.watch`). */
+  watch(listener: KeyChangeListener): () => void {
+    this.#listeners.add(listener);
+    return () => { this.#listeners.delete(listener); };
+  }
+
+  #tell(hashes: readonly string[] | undefined): void {
+    for (const listener of this.#listeners) listener(hashes);
   }
 
   /** Unsubscribes. */

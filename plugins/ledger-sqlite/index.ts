@@ -12,3 +12,4 @@ export { SqliteUsageRecorder, MAX_METHOD_LENGTH } from './sqlite-usage-recorder.
 export { openDatabase, type SqliteDatabase, type SqliteStatement } from './database.js';
 export { GroupCommit } from './group-commit.js';
 export { LEDGER_SQLITE_PLUGIN, DEFAULT_SQLITE_PATH, resolveSqliteSettings, type SqliteLedgerSettings, type ResolvedSqliteSettings } from './settings.js';
+export { SqliteFilterStore } from './sqlite-filter-store.js';

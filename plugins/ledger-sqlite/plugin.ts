@@ -1,6 +1,7 @@
 import { instanceCachingFactory, KeyRegistryToken, LayeredKeyStore, PluginError, Tokens, type TollgatePlugin } from '../../core/index.js';
 import { LEDGER_SQLITE_PLUGIN, resolveSqliteSettings, type SqliteLedgerSettings } from './settings.js';
 import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
+import { SqliteFilterStore } from './sqlite-filter-store.js';
 
 /** The SQLite store plugin, with access to its store once registered. */
 export interface SqliteLedgerPlugin extends TollgatePlugin {
@@ -47,6 +48,7 @@ export function ledgerSqlite(options: SqliteLedgerSettings = {}): SqliteLedgerPl
       container.register(KeyRegistryToken, { useFactory: () => opened().keys });
       container.register(Tokens.CreditLedger, { useFactory: () => opened().ledger });
       container.register(Tokens.UsageRecorder, { useFactory: () => opened().usage });
+      container.register(Tokens.FilterStore, { useFactory: instanceCachingFactory(() => new SqliteFilterStore(opened().db)) });
     },
     async start() {
       try {

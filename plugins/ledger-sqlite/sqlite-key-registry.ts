@@ -1,4 +1,4 @@
-import { apiKeyHash, recordOf, type ApiKeyRecord, type KeyChanges, type KeyRegistry, type StoredKey } from '../../core/index.js';
+import { apiKeyHash, recordOf, type ApiKeyRecord, type KeyChangeListener, type KeyChanges, type KeyRegistry, type StoredKey } from '../../core/index.js';
 import type { SqliteDatabase, SqliteStatement } from './database.js';
 
 interface KeyRow {
@@ -38,6 +38,7 @@ export class SqliteKeyRegistry implements KeyRegistry {
   readonly #db: SqliteDatabase;
   readonly #byHash: SqliteStatement<[string], KeyRow>;
   readonly #byId: SqliteStatement<[string], KeyRow>;
+  readonly #listeners = new Set<KeyChangeListener>();
 
   constructor(db: SqliteDatabase) {
     this.#db = db;
@@ -48,6 +49,21 @@ export class SqliteKeyRegistry implements KeyRegistry {
   find(apiKey: string): ApiKeyRecord | undefined {
     const row = this.#byHash.get(apiKeyHash(apiKey));
     return row === undefined ? undefined : recordOf(fromRow(row));
+  }
+
+  /**
+   * Calls `listener` with the hashes of the keys this registry changes. Changes made by another process
+   * sharing the database file are not seen (nothing announces them).
+   */
+  watch(listener: KeyChangeListener): () => void {
+    this.#listeners.add(listener);
+    return () => { this.#listeners.delete(listener); };
+  }
+
+  /** Tells the listeners once the change is done (after the caller's statement, never inside it). */
+  #tell(hashes: readonly string[]): void {
+    if (this.#listeners.size === 0) return;
+    queueMicrotask(() => { for (const listener of this.#listeners) listener(hashes); });
   }
 
   insert(key: StoredKey): boolean {
@@ -68,6 +84,7 @@ export class SqliteKeyRegistry implements KeyRegistry {
         key.updatedAt,
         key.revokedAt ?? null,
       );
+    if (result.changes === 1) this.#tell([key.keyHash]);
     return result.changes === 1;
   }
 
@@ -91,7 +108,10 @@ export class SqliteKeyRegistry implements KeyRegistry {
     if (changes.revokedAt !== undefined) columns.push(['revoked_at', changes.revokedAt]);
     columns.push(['updated_at', now]);
     const assignments = columns.map(([column]) => `${column} = ?`).join(', ');
+    const before = this.#byId.get(id);
     const result = this.#db.prepare(`UPDATE keys SET ${assignments} WHERE id = ?`).run(...columns.map(([, value]) => value), id);
-    return result.changes === 1 ? this.get(id) : undefined;
+    if (result.changes !== 1) return undefined;
+    this.#tell([...(before === undefined ? [] : [before.key_hash]), ...(changes.keyHash === undefined ? [] : [changes.keyHash])]);
+    return this.get(id);
   }
 }

@@ -44,3 +44,6 @@ export type WorkerMessage =
 export function isTollgateMessage(message: unknown): message is { readonly tollgate: string } {
   return typeof message === 'object' && message !== null && typeof (message as { tollgate?: unknown }).tollgate === 'string';
 }
+
+/** The primary's built-in topic that asks every worker `{ topic, payload }` and answers with their answers. */
+export const GATHER_TOPIC = 'gather';

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AskChannel, type AnswerHandler } from './ask-channel.js';
-import { isTollgateMessage, type AnswerMessage, type AskMessage, type GroupState, type PrimaryMessage, type WorkerMessage } from './messages.js';
+import { GATHER_TOPIC, isTollgateMessage, type AnswerMessage, type AskMessage, type GroupState, type PrimaryMessage, type WorkerMessage } from './messages.js';
 
 /** Where the supervisor writes what happens to its workers (a pino logger fits). */
 export interface SupervisorLogger {
@@ -136,6 +136,11 @@ export function superviseWorkers(options: SupervisorOptions): WorkerGroup {
     stop: (reason = 'stop') => drain(reason),
     stopped,
   };
+  // `gather`: a worker asks every worker (itself included) one question; plugins need nothing of the primary's code for it.
+  handlers.set(GATHER_TOPIC, (payload) => {
+    const { topic, payload: inner } = payload as { topic: string; payload?: unknown };
+    return group.askWorkers(topic, inner);
+  });
   for (const [topic, answer] of Object.entries(options.answers ?? {})) handlers.set(topic, (payload) => answer(payload, group));
 
   function fork(slot: number): void {

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { AskChannel, type AnswerHandler } from './ask-channel.js';
-import { isTollgateMessage, type AnswerMessage, type AskMessage, type GroupState, type PrimaryMessage, type WorkerMessage } from './messages.js';
+import { GATHER_TOPIC, isTollgateMessage, type AnswerMessage, type AskMessage, type GroupState, type PrimaryMessage, type WorkerMessage } from './messages.js';
 
 /** What a worker serves: something that drains and releases everything in `close()` (a gateway does). */
 export interface Closable {
@@ -18,6 +18,8 @@ export interface WorkerMembership {
   askPrimary(topic: string, payload?: unknown, timeoutMs?: number): Promise<unknown>;
   /** Answers the primary's questions on `topic` (the metrics plugin answers `metrics-json`). */
   answer(topic: string, handler: AnswerHandler): void;
+  /** Asks every worker of the group (this one included) `topic`; the answers of those that replied. */
+  gather(topic: string, payload?: unknown): Promise<unknown[]>;
 }
 
 let membership: WorkerMembership | undefined;
@@ -82,6 +84,7 @@ export async function runWorker<T = unknown>(serve: (data: T, membership: Worker
     group: () => state,
     askPrimary: (topic, payload, timeoutMs = 10_000) => channel.ask(topic, payload, timeoutMs),
     answer: (topic, handler) => void handlers.set(topic, handler),
+    gather: async (topic, payload) => (await channel.ask(GATHER_TOPIC, { topic, payload }, 10_000)) as unknown[],
   };
   try {
     served = await serve(start.data, membership);

@@ -1,7 +1,7 @@
 import type { ClientMessage, ClientSocket } from './client-socket.js';
 import type { Duplex } from 'node:stream';
 import type { Subscription } from 'rxjs';
-import { ContextState, Errors, arrayElements, Tokens, type CreditLedger, type Credentials, type GatewayRuntime, type JsonRpcOutput, type Network, type RequestMeta, type UpstreamChannel } from '../../core/index.js';
+import { ContextState, Errors, GatewayError, arrayElements, Tokens, type CreditLedger, type Credentials, type GatewayRuntime, type JsonRpcOutput, type KeyAccess, type Network, type RequestMeta, type UpstreamChannel } from '../../core/index.js';
 import { WS_TRANSPORT, WsCloseCodes, type WsSettings } from './options.js';
 import { SUBSCRIPTION_SESSION, SubscriptionSession } from './subscriptions/subscription-session.js';
 import type { SubscriptionService } from './subscriptions/subscription-service.js';
@@ -120,6 +120,27 @@ export class WsConnection {
     }
     this.#alive = false;
     this.#socket.ping();
+  }
+
+  /**
+   * The connection's key changed somewhere (revoked, rotated, a new plan): look it up again. A key that
+   * is refused now ends the connection with 4401 once the calls in flight are answered, and its
+   * subscriptions send nothing more; a key still accepted has its next events charged under its new plan.
+   */
+  keyChanged(): void {
+    if (this.#closing) return;
+    new Promise<KeyAccess>((resolve) => resolve(this.#gateway.checkKey(this.#credentials))).then(
+      (access) => this.#subscriptions.rekey(access.key, access.plan),
+      (error: unknown) => {
+        if (GatewayError.is(error) && error.code === Errors.UNAUTHORIZED.code) {
+          this.#subscriptions.close();
+          this.#closeAfterCalls(WsCloseCodes.UNAUTHORIZED, 'API key revoked or replaced');
+          return;
+        }
+        // The store cannot answer now: the key stays as it was; the next call checks it again.
+        this.#gateway.logger.warn({ err: error }, 'looking up a changed key for an open WebSocket failed');
+      },
+    );
   }
 
   /** Stops reading, waits for calls in flight (at most `timeoutMs`), then closes with 1001. */

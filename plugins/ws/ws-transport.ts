@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import { ws as wsPackage } from './peers.js';
-import { Errors, GatewayError, apiKeyFromPath, type GatewayRuntime, type KeyAccess, type Transport } from '../../core/index.js';
+import { Errors, GatewayError, Tokens, apiKeyFromPath, apiKeyHash, type GatewayRuntime, type KeyAccess, type KeyStore, type Transport } from '../../core/index.js';
 import { WsConnection } from './connection.js';
 import { refuseUpgrade } from './refuse-upgrade.js';
 import { WS_TRANSPORT, resolveWsSettings, type WsSettings, type WsTransportOptions } from './options.js';
@@ -26,6 +26,9 @@ export class WsTransport implements Transport {
   readonly #connections = new Set<WsConnection>();
   /** Open (or opening) connections by key id. */
   readonly #perKey = new Map<string, number>();
+  /** Open connections by the SHA-256 of their API key, as key changes name them. */
+  readonly #byKeyHash = new Map<string, Set<WsConnection>>();
+  #stopWatching: (() => void) | undefined;
   #closing = false;
 
   /** The shared subscription streams of this transport's connections. */
@@ -96,6 +99,7 @@ export class WsTransport implements Transport {
   async close(): Promise<void> {
     this.#closing = true;
     clearInterval(this.#timer);
+    this.#stopWatching?.();
     const drain = this.#settings?.drainTimeoutMs ?? 5_000;
     await Promise.all([...this.#connections].map((c) => c.shutdown(drain)));
     this.subscriptions.close();
@@ -108,6 +112,9 @@ export class WsTransport implements Transport {
       this.#server = new wsPackage.WebSocketServer({ noServer: true, maxPayload: settings.maxMessageBytes ?? gateway.config.server.maxBodyBytes, clientTracking: false });
       this.#timer = setInterval(() => { for (const c of this.#connections) c.heartbeat(); }, settings.pingIntervalMs);
       this.#timer.unref();
+      // A key revoked, rotated or moved to another plan reaches its open connections, wherever the change was made.
+      const keys = gateway.container.resolve<KeyStore>(Tokens.KeyStore);
+      this.#stopWatching = keys.watch?.((hashes) => this.#keysChanged(hashes));
     }
     this.#server.handleUpgrade(req, socket, head, (ws) => {
       const connection = new WsConnection(ws, gateway, network, { apiKey }, {
@@ -117,7 +124,21 @@ export class WsTransport implements Transport {
         headers: req.headers,
       }, settings, this.subscriptions, this.channel, socket);
       this.#connections.add(connection);
-      ws.once('close', () => this.#connections.delete(connection));
+      const hash = apiKeyHash(apiKey);
+      let same = this.#byKeyHash.get(hash);
+      if (same === undefined) this.#byKeyHash.set(hash, (same = new Set()));
+      same.add(connection);
+      ws.once('close', () => {
+        this.#connections.delete(connection);
+        same.delete(connection);
+        if (same.size === 0 && this.#byKeyHash.get(hash) === same) this.#byKeyHash.delete(hash);
+      });
     });
+  }
+
+  /** Has the connections of the changed keys (all of them when unknown) look their key up again. */
+  #keysChanged(hashes: readonly string[] | undefined): void {
+    const affected = hashes === undefined ? [...this.#connections] : hashes.flatMap((hash) => [...(this.#byKeyHash.get(hash) ?? [])]);
+    for (const connection of affected) connection.keyChanged();
   }
 }

@@ -86,6 +86,27 @@ export class FailoverSelector implements UpstreamSelector {
     this.#raise(entry.network, scope, head);
   }
 
+  /** The node's words when `upstream` is skipped for `method`; undefined when it may take it (a ban expired). */
+  methodBan(upstream: Upstream, method: string): string | undefined {
+    const bans = this.#health.get(upstream)?.health.methodBans;
+    if (bans === undefined || bans.size === 0) return undefined;
+    const ban = bans.get(method);
+    if (ban === undefined) return undefined;
+    if (performance.now() < ban.until) return ban.message;
+    bans.delete(method);
+    return undefined;
+  }
+
+  /** Skips `upstream` for `method` for the network's `methodBanMs` (none when 0). */
+  onMethodNotFound(upstream: Upstream, method: string, message: string): void {
+    const entry = this.#health.get(upstream);
+    if (entry === undefined) return;
+    const banMs = entry.network.settings.methodBanMs;
+    if (banMs <= 0) return;
+    entry.health.methodBans.set(method, { until: performance.now() + banMs, message });
+    this.#logger?.info({ network: entry.network.network.name, upstream: upstream.name, method, banMs }, 'upstream does not serve the method: skipped for it');
+  }
+
   #raise(network: NetworkHealth, scope: string, head: number): void {
     if (network.raiseFloor(scope, head)) this.#sharedHeads?.offer({ network: network.network.name, scope }, head);
   }
@@ -184,6 +205,7 @@ export class FailoverSelector implements UpstreamSelector {
             weight: upstream.weight,
             counters: { ...h.counters },
             lastFailure: h.lastFailure === undefined ? null : { kind: h.lastFailure.kind, message: h.lastFailure.message, msAgo: Math.round(now - h.lastFailure.at) },
+            bannedMethods: [...h.methodBans].filter(([, ban]) => ban.until > now).map(([method, ban]) => ({ method, msLeft: Math.round(ban.until - now) })),
             lastProbeOkMsAgo: h.lastProbeOkAt === undefined ? null : Math.round(now - h.lastProbeOkAt),
             probing: network.probing,
             networkUnavailable: network.unavailable,

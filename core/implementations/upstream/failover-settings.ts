@@ -22,6 +22,8 @@ export interface FailoverSettings {
   readonly breaker: CircuitBreakerSettings;
   /** Active probes. */
   readonly probe: ProbeSettings;
+  /** How long an upstream that answered "method not found" for a method is skipped for it, ms; 0: never. */
+  readonly methodBanMs: number;
   /** Methods that may go to a partner; undefined: the family's `failover` flag decides. */
   readonly methods: ReadonlySet<string> | undefined;
   /** Plans whose calls may go to a partner; undefined: the plan's `failover` flag decides. */
@@ -40,6 +42,7 @@ export function resolveFailoverSettings(config: GatewayConfig, network: NetworkC
     maxLagBlocks: own.maxLagBlocks ?? top.maxLagBlocks,
     breaker: Object.freeze({ ...top.breaker, ...own.breaker }),
     probe: Object.freeze({ ...top.probe, ...own.probe }),
+    methodBanMs: own.methodBanMs ?? top.methodBanMs,
     methods: methods === undefined ? undefined : new Set(methods),
     plans: plans === undefined ? undefined : new Set(plans),
   });

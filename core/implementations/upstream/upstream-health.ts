@@ -56,6 +56,8 @@ export class UpstreamHealth {
   lastFailure: LastFailure | undefined;
   /** When the last probe answered well, monotonic ms. */
   lastProbeOkAt: number | undefined;
+  /** Methods it answered "method not found" for: skipped for them until `until` (monotonic ms), with the node's words. */
+  readonly methodBans = new Map<string, { readonly until: number; readonly message: string }>();
   /** Whether a probe is in flight. */
   probing = false;
   /** Without probes: the call that holds the half-open trial. */

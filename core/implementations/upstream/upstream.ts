@@ -2,7 +2,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Pool, errors, type Dispatcher } from 'undici';
 import type { Upstream, UpstreamReply, UpstreamRequest, UpstreamSettings } from '../../model/context.js';
 import { classifyTransportError } from '../../leaves/upstream-failure.js';
-import { NEVER_ABORTED } from '../call-context.js';
 import type { CancelSignal } from '../../leaves/cancel-signal.js';
 
 const { RequestAbortedError } = errors;
@@ -73,7 +72,7 @@ export class PooledUpstream implements Upstream {
     if (request.stream === true) return this.#stream(options, cancel);
     this.inFlight++;
     return new Promise<UpstreamReply>((resolve, reject) => {
-      this.#pool.dispatch(options, new BufferedReply(this, resolve, reject, cancel === NEVER_ABORTED ? undefined : cancel));
+      this.#pool.dispatch(options, new BufferedReply(this, resolve, reject, cancel));
     });
   }
 
@@ -170,7 +169,7 @@ function reasonOf(signal: CancelSignal): Error {
 
 /** The rare streamed request takes a standard AbortSignal, made here from a call's cheaper one. */
 function abortSignalOf(signal: CancelSignal | undefined): AbortSignal | undefined {
-  if (signal === undefined || signal === NEVER_ABORTED) return undefined;
+  if (signal === undefined) return undefined;
   if (signal instanceof AbortSignal) return signal;
   const controller = new AbortController();
   if (signal.aborted) controller.abort(signal.reason);

@@ -28,6 +28,7 @@ function failoverProperties(defaults: boolean): Record<string, unknown> {
         timeoutMs: { type: 'integer', minimum: 1, ...d(2000), description: 'Timeout of one probe, ms.' },
       },
     },
+    methodBanMs: { type: 'integer', minimum: 0, ...d(300000), description: 'How long an upstream that answered "method not found" (-32601) for a method is skipped for that method, ms; 0: never skipped.' },
     methods: { type: 'array', items: { type: 'string' }, description: 'Methods that may go to a partner provider (default: those their family marks failover-eligible).' },
     plans: { type: 'array', items: { type: 'string' }, description: 'Plans whose calls may go to a partner provider (default: plans with failover: true).' },
   };

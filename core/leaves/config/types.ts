@@ -111,6 +111,8 @@ export interface FailoverConfig {
   breaker: BreakerConfig;
   /** Active health probes. */
   probe: ProbeConfig;
+  /** How long an upstream that answered "method not found" (-32601) for a method is skipped for that method, ms; 0: never. */
+  methodBanMs: number;
   /** Methods that may go to a partner provider (default: those their family marks `failover: true`). */
   methods?: string[];
   /** Plans whose calls may go to a partner provider (default: the plans with `failover: true`). */
@@ -129,6 +131,8 @@ export interface NetworkFailoverConfig {
   breaker?: Partial<BreakerConfig>;
   /** See {@link FailoverConfig.probe}. */
   probe?: Partial<ProbeConfig>;
+  /** See {@link FailoverConfig.methodBanMs}. */
+  methodBanMs?: number;
   /** See {@link FailoverConfig.methods}. */
   methods?: string[];
   /** See {@link FailoverConfig.plans}. */
