@@ -21,9 +21,9 @@ export interface StoreNode {
 export interface FleetStore {
   /** `single` (one primary, append-only file) or `cluster` (masters with replicas). */
   readonly kind: 'single' | 'cluster';
-  /** Flags of `tollgate start` that point a gateway at it (besides {@link settings}, which its config file holds). */
+  /** Flags of `tollgate start` that point a gateway at it (`--redis <url>`, `--redis-cluster <nodes>`). */
   readonly startFlags: readonly string[];
-  /** The `ledger-redis` settings that reach it: in the gateways' config file, and for readers outside the gateways. */
+  /** The `ledger-redis` settings that reach it, for readers outside the gateways. */
   readonly settings: Readonly<Record<string, unknown>>;
   /**
    * The node a "kill a master" fault strikes: the master serving the slot of Redis key `key` now (for a
@@ -162,8 +162,7 @@ export async function startRedisCluster(host: Host): Promise<FleetStore> {
     const list = [...nodes.keys()];
     return {
       kind: 'cluster',
-      // The config file's `cluster.nodes` points the gateways at it.
-      startFlags: [],
+      startFlags: ['--redis-cluster', list.join(',')],
       settings: { cluster: { nodes: list } },
       failsOver: true,
       async master(key) {
