@@ -21,12 +21,15 @@ export interface StoreNode {
 export interface FleetStore {
   /** `single` (one primary, append-only file) or `cluster` (masters with replicas). */
   readonly kind: 'single' | 'cluster';
-  /** Flags of `tollgate start` that point a gateway at it (besides {@link settings}, which its config file holds). */
+  /** Flags of `tollgate start` that point a gateway at it (`--redis <url>`, `--redis-cluster <nodes>`). */
   readonly startFlags: readonly string[];
-  /** The `ledger-redis` settings that reach it: in the gateways' config file, and for readers outside the gateways. */
+  /** The `ledger-redis` settings that reach it, for readers outside the gateways. */
   readonly settings: Readonly<Record<string, unknown>>;
-  /** The node a "kill a master" fault kills: a master serving slots now. */
-  master(): Promise<StoreNode>;
+  /**
+   * The node a "kill a master" fault strikes: the master serving the slot of Redis key `key` now (for a
+   * cluster; the one primary otherwise), so that the fault reaches the calls of the key it names.
+   */
+  master(key: string): Promise<StoreNode>;
   /**
    * Brings the store back to full strength after `node` was killed: for a single primary, restarts it
    * (from its append-only file); for a cluster, restarts it as a replica once a replica has taken over.
@@ -85,13 +88,20 @@ interface ClusterNodeLine {
   readonly address: string;
   readonly flags: readonly string[];
   readonly slots: boolean;
+  /** The slot ranges it serves, `[first, last]`. */
+  readonly ranges: ReadonlyArray<readonly [number, number]>;
   readonly linked: boolean;
 }
 
 function clusterNodes(text: string): ClusterNodeLine[] {
   return text.split('\n').filter(Boolean).map((line) => {
     const cells = line.split(' ');
-    return { address: cells[1]!.split('@')[0]!, flags: cells[2]!.split(','), slots: cells.length > 8, linked: cells[7] === 'connected' };
+    // Slots are `a-b` or `a` (a migrating slot `[a->-id]` is left out).
+    const ranges = cells.slice(8).filter((c) => /^\d+(-\d+)?$/.test(c)).map((c) => {
+      const [first, last = first] = c.split('-').map(Number);
+      return [first!, last!] as const;
+    });
+    return { address: cells[1]!.split('@')[0]!, flags: cells[2]!.split(','), slots: ranges.length > 0, ranges, linked: cells[7] === 'connected' };
   });
 }
 
@@ -152,13 +162,14 @@ export async function startRedisCluster(host: Host): Promise<FleetStore> {
     const list = [...nodes.keys()];
     return {
       kind: 'cluster',
-      // The config file's `cluster.nodes` points the gateways at it.
-      startFlags: [],
+      startFlags: ['--redis-cluster', list.join(',')],
       settings: { cluster: { nodes: list } },
       failsOver: true,
-      async master() {
-        const line = (await view()).find((l) => l.flags.includes('master') && !l.flags.includes('fail') && l.slots);
-        if (line === undefined) throw new Error('no master serves slots');
+      async master(key) {
+        const [h, p] = list[0]!.split(':');
+        const slot = Number((await redisCli(host, ['-h', h!, '-p', p!, 'cluster', 'keyslot', key])).trim());
+        const line = (await view()).find((l) => l.flags.includes('master') && !l.flags.includes('fail') && l.ranges.some(([a, b]) => slot >= a && slot <= b));
+        if (line === undefined) throw new Error(`no master serves slot ${slot}`);
         return nodes.get(line.address)!;
       },
       async revive(killed) {

@@ -18,13 +18,14 @@ import { redisAvailable } from '../helpers/redis-server.js';
 import { steady, until } from '../helpers/until.js';
 import { childProcesses } from '../helpers/processes.js';
 import { documentedErrorKinds } from './documented-errors.js';
+import type { Host } from '../helpers/host-network.js';
 import { startFleet, type Fleet, type FleetInstance } from './fleet.js';
 import { startFleetLoad, type FleetLoad } from './fleet-load.js';
 import { startRedisCluster, startSingleRedis } from './fleet-store.js';
 
 // Three instances of two workers start from the TypeScript sources (and one again after its kill) and four
-// faults run under load, on CI's two cores beside other test files: about 3.5 minutes there, well within
-// this, and well beyond the suite's default per-file timeout.
+// faults run under load, on CI's two cores beside other test files: about 4 minutes on a heavily loaded
+// machine, within this, and well beyond the suite's default per-file timeout.
 t.setTimeout(600_000);
 
 for (const [tool, available] of [['redis-server', await redisAvailable()], ['haproxy', await haproxyAvailable()]] as const) {
@@ -52,14 +53,14 @@ const CALLS_AROUND_FAULT = 300;
 interface Fault {
   readonly name: string;
   /** Strikes under `load`; resolves once the fleet is whole again, with the instance killed (if one was) and when. */
-  run(fleet: Fleet, load: FleetLoad): Promise<{ killed?: FleetInstance; at?: number }>;
+  run(fleet: Fleet, load: FleetLoad, phase: number): Promise<{ killed?: FleetInstance; at?: number }>;
 }
 
 const allFaults: Fault[] = [
   {
     name: 'Redis master SIGKILL',
-    async run(fleet, load) {
-      const master = await fleet.store.master();
+    async run(fleet, load, phase) {
+      const master = await fleet.store.master(redisKeyOf(phase));
       const refused = refusals(load);
       await master.process.killGroup();
       if (!fleet.store.failsOver) await until('calls refused while the store has no primary', () => refusals(load) - refused >= 20);
@@ -71,15 +72,15 @@ const allFaults: Fault[] = [
     ? [{
         name: 'worker SIGKILL',
         async run(fleet: Fleet) {
-          const instance = fleet.instances[0]!;
-          const worker = childProcesses(instance.process.pid).find((child) => child.command === 'node');
-          if (worker === undefined) throw new Error(`no worker process under ${instance.name}`);
+          // The worker holding the most client connections (a WebSocket among them, most likely), so that the
+          // kill strikes calls in flight.
+          const { instance, worker } = await busiestWorker(fleet);
           const at = Date.now();
-          process.kill(worker.pid, 'SIGKILL');
+          process.kill(worker, 'SIGKILL');
           // The primary replaces it: the instance has its workers again.
           await until('the killed worker to be replaced', () => {
             const workers = childProcesses(instance.process.pid).filter((child) => child.command === 'node');
-            return workers.length === WORKERS && workers.every((w) => w.pid !== worker.pid);
+            return workers.length === WORKERS && workers.every((w) => w.pid !== worker);
           }, 30_000);
           return { killed: instance, at };
         },
@@ -98,8 +99,8 @@ const allFaults: Fault[] = [
   },
   {
     name: `Redis master SIGSTOP > ${COMMAND_TIMEOUT_MS} ms`,
-    async run(fleet, load) {
-      const master = await fleet.store.master();
+    async run(fleet, load, phase) {
+      const master = await fleet.store.master(redisKeyOf(phase));
       const refused = refusals(load);
       const stoppedAt = Date.now();
       master.process.signal('SIGSTOP');
@@ -118,6 +119,40 @@ const allFaults: Fault[] = [
 const only = process.env.TOLLGATE_FLEET_FAULTS?.split(',').map((w) => w.trim().toLowerCase());
 const faults = allFaults.filter((f) => only === undefined || only.some((w) => f.name.toLowerCase().includes(w)));
 
+/** Runs `command args` on `host` and resolves with its output. */
+function outputOf(host: Host, command: string, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = host.spawn(command, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', () => resolve(out));
+  });
+}
+
+/** The worker (of any instance) with the most established connections on its instance's port, by `ss`. */
+async function busiestWorker(fleet: Fleet): Promise<{ instance: FleetInstance; worker: number }> {
+  let best: { instance: FleetInstance; worker: number; connections: number } | undefined;
+  for (const instance of fleet.instances) {
+    const workers = new Set(childProcesses(instance.process.pid).filter((c) => c.command === 'node').map((c) => c.pid));
+    const lines = (await outputOf(instance.host, 'ss', ['-Htnp', 'state', 'established', `( sport = :${instance.port} )`])).split('\n');
+    const counts = new Map<number, number>();
+    for (const line of lines) {
+      if (!line.includes(`${instance.host.address}:${instance.port}`)) continue;
+      for (const match of line.matchAll(/pid=(\d+)/g)) {
+        const pid = Number(match[1]);
+        if (workers.has(pid)) counts.set(pid, (counts.get(pid) ?? 0) + 1);
+      }
+    }
+    for (const worker of workers) {
+      const connections = counts.get(worker) ?? 0;
+      if (best === undefined || connections > best.connections) best = { instance, worker, connections };
+    }
+  }
+  if (best === undefined) throw new Error('no worker process under any instance');
+  return best;
+}
+
 /** Calls refused because the store was unreachable (METERING_UNAVAILABLE), over both transports. */
 function refusals(load: FleetLoad): number {
   return load.errors('rpc -33507/503') + load.errors('rpc -33507/ws');
@@ -128,6 +163,9 @@ function keysOf(phase: number): { big: string; small: string } {
 }
 
 const idOf = (key: string): string => key.replace(/-key-\d+$/, '');
+
+/** A Redis key of the phase's big key: every Redis key of an API key carries its id as hash tag, so this one's master holds them all. */
+const redisKeyOf = (phase: number): string => `{${idOf(keysOf(phase).big)}}`;
 
 const keys = faults.flatMap((_, phase) => {
   const { big, small } = keysOf(phase);
@@ -178,7 +216,7 @@ async function underFault(t: Test, phase: number, fault: Fault): Promise<void> {
   let stopped = false;
   t.teardown(() => (stopped ? undefined : load.stop()));
   await until('calls before the fault', () => load.delivered() >= CALLS_AROUND_FAULT, 60_000);
-  const outcome = await fault.run(fleet, load);
+  const outcome = await fault.run(fleet, load, phase);
   const after = load.delivered();
   // And the small key spent: its last calls refused for its balance, under whatever the fault left.
   await until('calls after the fault, and the small key spent', () => load.delivered() >= after + CALLS_AROUND_FAULT && (load.tallies.get(small)?.errors.get('rpc -33000/402') ?? 0) > 0, 60_000);
@@ -218,7 +256,11 @@ async function underFault(t: Test, phase: number, fault: Fault): Promise<void> {
   const line = `| ${fault.name} | ${row.charged} | ${row.delivered} | ${row.lost} | ${row.usage} | ${row.answered} | ${errors} |`;
   table.push(line);
   console.log(`[fleet] ${line}`);
-  if (process.env.TOLLGATE_FLEET_FAULTS !== undefined) console.log(fleet.balancer.output());
+  // Looking into one fault: what the balancer and the instances logged.
+  if (process.env.TOLLGATE_FLEET_FAULTS !== undefined) {
+    console.log(fleet.balancer.output());
+    for (const instance of fleet.instances) console.log(`${instance.name}:\n${instance.process.output()}`);
+  }
 }
 
 for (const [phase, fault] of faults.entries()) {

@@ -27,7 +27,7 @@ export interface FleetOptions {
   /** The gateway config's `keys` and `plans`. */
   readonly keys: ReadonlyArray<{ readonly key: string; readonly id: string; readonly plan: string }>;
   readonly plans: Readonly<Record<string, { readonly dailyCredits: number; readonly creditsPerSecond: number; readonly failover: boolean }>>;
-  /** The `ledger-redis` settings besides where Redis is (timeouts, flush period); the store adds where it is. */
+  /** The `ledger-redis` settings besides where Redis is (timeouts, flush period). */
   readonly redisSettings: Readonly<Record<string, unknown>>;
   /** `auto` (default): network namespaces where allowed, loopback addresses otherwise. */
   readonly hosts?: 'auto' | 'netns' | 'loopback';
@@ -87,14 +87,15 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       plans: options.plans,
       keys: options.keys,
       networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: `http://${services.address}:${anvilPort}`, connections: 64 }] }],
-      plugins: { 'ledger-redis': { ...options.redisSettings, ...store.settings } },
+      // Where Redis is comes from the store's flags of `tollgate start`.
+      plugins: { 'ledger-redis': { ...options.redisSettings } },
     }));
 
     const launch = async (name: string, host: Host, port: number): Promise<FleetInstance> => {
       const workers = options.workers > 1 ? ['--workers', String(options.workers)] : [];
       const args = [...TSX_NODE_ARGS, MAIN, 'start', '--config', configFile, '--host', host.address, '--port', String(port), '--log-level', 'warn', ...store.startFlags, ...workers];
-      const process = await startHostProcess(host, globalThis.process.execPath, args, GATEWAY_READY, { env: { ...globalThis.process.env, TOLLGATE_DATA_DIR: join(dir, name) } });
-      return { name, host, port, process };
+      const running = await startHostProcess(host, process.execPath, args, GATEWAY_READY, { env: { ...process.env, TOLLGATE_DATA_DIR: join(dir, name) } });
+      return { name, host, port, process: running };
     };
     const instances = await Promise.all(names.map(async (name) => {
       const host = network.host(name);
