@@ -36,6 +36,7 @@ import { callFinisher } from '../implementations/call-accounting.js';
 import { transportHandlers } from './transport-handlers.js';
 import { createEventMeter } from '../implementations/metering/event-meter.js';
 import { usageWriter } from '../implementations/usage-writer.js';
+import { createReloader } from './reload.js';
 
 export { PluginError, type PluginErrorCode, type PluginErrorOptions };
 
@@ -49,6 +50,8 @@ export interface GatewayOptions {
   readonly clock?: Clock;
   /** Logger (default: pino at the config's level). */
   readonly logger?: Logger;
+  /** The file `config` was read from: `reload()` without a configuration reads it again. */
+  readonly configFile?: string;
 }
 
 /** A running gateway: mount its listener and upgrade handler in a Node server, or call it directly. */
@@ -173,7 +176,7 @@ function registerPlugins(container: DependencyContainer, plugins: readonly Tollg
  * ```
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
-  const config = resolveConfig(options.config);
+  let config = resolveConfig(options.config);
   const plugins = options.plugins ?? [];
   checkPlugins(plugins);
 
@@ -196,20 +199,21 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger }) });
   container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
   container.register(Tokens.FilterStore, { useValue: new MemoryFilterStore() });
-  const families = registerPlugins(container, plugins, config);
+  let families: ReadonlyMap<string, NetworkFamily> = registerPlugins(container, plugins, config);
   const transports = resolveAllOptional<Transport>(container, Tokens.Transport);
 
   // Filled in during startup, before createGateway resolves: no request can reach them earlier.
   let directory = new NetworkDirectory([]);
   let execute: GatewayRuntime['execute'] = () => { throw new Error('the gateway is not started'); };
   const createContext = (init: ContextInit): RequestContext => new CallContext(init, clock.now());
-  const jsonRpc = createJsonRpcEngine({
+  const jsonRpcFor = (server: GatewayConfig['server']): GatewayRuntime['jsonRpc'] => createJsonRpcEngine({
     createContext,
     execute: (ctx) => execute(ctx),
-    maxBatchSize: config.server.maxBatchSize,
-    batchConcurrency: config.server.batchConcurrency,
-    servedByHeader: config.server.servedByHeader,
+    maxBatchSize: server.maxBatchSize,
+    batchConcurrency: server.batchConcurrency,
+    servedByHeader: server.servedByHeader,
   });
+  let jsonRpc = jsonRpcFor(config.server);
 
   // Store plugins open their ledger and usage recorder in start: resolve them on first use, not now.
   const recordUsage = usageWriter(() => container.resolve<UsageRecorder>(Tokens.UsageRecorder), logger);
@@ -224,7 +228,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const servers = new Set<Server>();
 
   const gateway: Gateway = {
-    config,
+    get config() {
+      return config;
+    },
+    reload: (input) => reloader.reload(input),
     container,
     logger,
     clock,
@@ -233,7 +240,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     createContext,
     execute: (ctx) => execute(ctx),
-    jsonRpc,
+    // Each call reads it: a reload's batch limits apply to the requests that arrive after it.
+    jsonRpc: (input) => jsonRpc(input),
     meterEvent,
     recordUsage,
     checkKey,
@@ -319,6 +327,28 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   // Health probes and breaker trials run for the gateway's lifetime; close() stops them.
   await started.start('the upstream selector', () => deps.selector.start?.(networks), () => deps.selector.stop?.());
+
+  const stages = resolveAllOptional<StageDefinition>(container, Tokens.Stage);
+  const reloader = createReloader({
+    configFile: options.configFile,
+    families: () => families,
+    deps: () => deps,
+    embedded,
+    logger,
+    swap(next) {
+      // Everything a new call reads is replaced at once; a call in flight holds its network and pipeline.
+      config = next.config;
+      families = next.families;
+      deps = next.deps;
+      jsonRpc = jsonRpcFor(next.config.server);
+      keyCheck = undefined;
+      execute = buildPipeline(next.deps, stages, finished);
+      directory = new NetworkDirectory(next.networks);
+      // Probes follow the new networks; the old ones' health is no longer needed by new calls.
+      void Promise.resolve(deps.selector.stop?.()).then(() => deps.selector.start?.(next.networks));
+    },
+  });
+  started.add('reloaded upstreams', () => Promise.allSettled(reloader.retired().map((u) => u.close())));
   return gateway;
 }
 
