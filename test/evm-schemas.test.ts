@@ -327,6 +327,25 @@ const examples: Record<string, Examples> = {
   eth_config: noParams,
   eth_capabilities: noParams,
   eth_getBlockAccessList: blockIdExamples([], 0, 'block'),
+  eth_newFilter: {
+    valid: [[{}], [{ fromBlock: '0x1', address: ADDRESS, topics: [TOPIC] }]],
+    invalid: [
+      [[], 'missing value for required argument 0 (filter)'],
+      [[{ address: '0x12' }], `invalid argument 0 (filter): address ${M.address}`],
+    ],
+  },
+  eth_newBlockFilter: noParams,
+  eth_newPendingTransactionFilter: {
+    valid: [[], [true], [null]],
+    invalid: [[['yes'], 'invalid argument 0 (fullTransactions): must be boolean or null']],
+  },
+  ...Object.fromEntries(['eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter'].map((name) => [name, {
+    valid: [['0x1'], ['0x9cef478923ff08bf67fde6c64013158d']],
+    invalid: [
+      [[], 'missing value for required argument 0 (filterId)'],
+      [['abc'], 'invalid argument 0 (filterId): must be a filter id (0x followed by hex digits)'],
+    ],
+  }])),
   // Refused before their params are looked at (see the validate stage): any params pass the schema.
   eth_sign: { valid: [[ADDRESS, '0x00'], []], invalid: [] },
   eth_signTransaction: { valid: [[{ from: ADDRESS }]], invalid: [] },

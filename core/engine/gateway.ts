@@ -37,6 +37,7 @@ import { callFinisher } from '../implementations/call-accounting.js';
 import { transportHandlers } from './transport-handlers.js';
 import { createEventMeter, createEventRefund } from '../implementations/metering/event-meter.js';
 import { usageWriter } from '../implementations/usage-writer.js';
+import { createReloader } from './reload.js';
 
 export { PluginError, type PluginErrorCode, type PluginErrorOptions };
 
@@ -50,6 +51,8 @@ export interface GatewayOptions {
   readonly clock?: Clock;
   /** Logger (default: pino at the config's level). */
   readonly logger?: Logger;
+  /** The file `config` was read from: `reload()` without a configuration reads it again. */
+  readonly configFile?: string;
 }
 
 /** A running gateway: mount its listener and upgrade handler in a Node server, or call it directly. */
@@ -166,28 +169,30 @@ export function coreContainer(config: GatewayConfig, clock: Clock, logger: Logge
  * ```
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
-  const config = resolveConfig(options.config);
+  let config = resolveConfig(options.config);
   const plugins = options.plugins ?? [];
 
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? pino({ level: config.log.level, base: { service: 'tollgate' } });
   const container = coreContainer(config, clock, logger);
   // Every problem at once (each plugin's settings, the families and embedded upstreams networks name).
-  const { families, problems } = assemble(container, plugins, config);
-  if (problems.length > 0) throw assemblyError(problems);
+  const assembled = assemble(container, plugins, config);
+  if (assembled.problems.length > 0) throw assemblyError(assembled.problems);
+  let families: ReadonlyMap<string, NetworkFamily> = assembled.families;
   const transports = resolveAllOptional<Transport>(container, Tokens.Transport);
 
   // Filled in during startup, before createGateway resolves: no request can reach them earlier.
   let directory = new NetworkDirectory([]);
   let execute: GatewayRuntime['execute'] = () => { throw new Error('the gateway is not started'); };
   const createContext = (init: ContextInit): RequestContext => new CallContext(init, clock.now());
-  const jsonRpc = createJsonRpcEngine({
+  const jsonRpcFor = (server: GatewayConfig['server']): GatewayRuntime['jsonRpc'] => createJsonRpcEngine({
     createContext,
     execute: (ctx) => execute(ctx),
-    maxBatchSize: config.server.maxBatchSize,
-    batchConcurrency: config.server.batchConcurrency,
-    servedByHeader: config.server.servedByHeader,
+    maxBatchSize: server.maxBatchSize,
+    batchConcurrency: server.batchConcurrency,
+    servedByHeader: server.servedByHeader,
   });
+  let jsonRpc = jsonRpcFor(config.server);
 
   // Store plugins open their ledger and usage recorder in start: resolve them on first use, not now.
   const recordUsage = usageWriter(() => container.resolve<UsageRecorder>(Tokens.UsageRecorder), logger);
@@ -205,7 +210,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const servers = new Set<Server>();
 
   const gateway: Gateway = {
-    config,
+    get config() {
+      return config;
+    },
+    reload: (input) => reloader.reload(input),
     container,
     logger,
     clock,
@@ -214,7 +222,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     createContext,
     execute: (ctx) => execute(ctx),
-    jsonRpc,
+    // Each call reads it: a reload's batch limits apply to the requests that arrive after it.
+    jsonRpc: (input) => jsonRpc(input),
     meterEvent,
     refundEvents,
     recordUsage,
@@ -304,6 +313,28 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // After the selector listens to them: loading the known heads raises its floors.
   const heads = container.resolve(Tokens.SharedHeads);
   await started.start('the shared heads', () => heads.start?.(networks.map((n) => n.name)), () => heads.stop?.());
+
+  const stages = resolveAllOptional<StageDefinition>(container, Tokens.Stage);
+  const reloader = createReloader({
+    configFile: options.configFile,
+    families: () => families,
+    deps: () => deps,
+    embedded,
+    logger,
+    swap(next) {
+      // Everything a new call reads is replaced at once; a call in flight holds its network and pipeline.
+      config = next.config;
+      families = next.families;
+      deps = next.deps;
+      jsonRpc = jsonRpcFor(next.config.server);
+      keyCheck = undefined;
+      execute = buildPipeline(next.deps, stages, finished);
+      directory = new NetworkDirectory(next.networks);
+      // Probes follow the new networks; the old ones' health is no longer needed by new calls.
+      void Promise.resolve(deps.selector.stop?.()).then(() => deps.selector.start?.(next.networks));
+    },
+  });
+  started.add('reloaded upstreams', () => Promise.allSettled(reloader.retired().map((u) => u.close())));
   return gateway;
 }
 

@@ -9,7 +9,7 @@ import type { MaybePromise, JsonSchema } from '../leaves/maybe-promise.js';
 import { GatewayError } from '../leaves/errors/gateway-error.js';
 import type { CancelSignal } from '../leaves/cancel-signal.js';
 import { Errors } from '../leaves/errors/catalog.js';
-import type { NetworkConfig } from '../leaves/config/types.js';
+import type { GatewayConfig, NetworkConfig } from '../leaves/config/types.js';
 import type { SubscriptionSupport } from './subscription.js';
 import type { AnswerHead } from './shared-heads.js';
 
@@ -370,6 +370,12 @@ export interface NetworkFamily {
   readonly isCallError?: (error: { readonly code?: unknown; readonly message?: unknown }) => boolean;
   /** Subscriptions the family offers over connection-holding transports (`eth_subscribe`), if any. */
   readonly subscriptions?: SubscriptionSupport;
+  /**
+   * The family rebuilt for a reloaded configuration (its plugin's settings read again: prices, limits,
+   * opt-in methods), used by the calls that start after the reload; throw a `ConfigError` to refuse the
+   * reload whole. A family without it stays as it was built.
+   */
+  readonly reconfigure?: (config: GatewayConfig) => NetworkFamily;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
-import type { GatewayConfig } from '../leaves/config/types.js';
+import type { GatewayConfig, GatewayConfigInput } from '../leaves/config/types.js';
 import type { Clock } from '../leaves/clock.js';
 import type { Call, CallBatch, Credentials, RequestContext, RequestMeta } from './context.js';
 import type { Network } from './context.js';
@@ -47,8 +47,15 @@ export interface ContextInit {
 
 /** The assembled gateway as transports and plugins see it. */
 export interface GatewayRuntime {
-  /** The resolved configuration. */
+  /** The resolved configuration: the latest reloaded one for calls that start now. */
   readonly config: GatewayConfig;
+  /**
+   * Re-reads the configuration (from `config`, or the file the gateway was started with) and swaps it in
+   * for the calls that start afterwards: networks and upstreams, plans, the families' prices and limits.
+   * Calls in flight and open connections finish on what they started with. A bad configuration rejects
+   * with a `ConfigError` listing its problems and changes nothing.
+   */
+  reload(config?: GatewayConfigInput): Promise<GatewayConfig>;
   /** The gateway's own container. */
   readonly container: DependencyContainer;
   /** The gateway's logger. */

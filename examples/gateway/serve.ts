@@ -115,7 +115,7 @@ export async function serve(cli: CliOptions, mode: 'start' | 'demo'): Promise<nu
   const { gatewayLogger } = await import('tollgate/plugins/metrics');
   let gateway: Awaited<ReturnType<typeof createGateway>>;
   try {
-    gateway = await createGateway({ config, plugins, logger: gatewayLogger(config.log.level) });
+    gateway = await createGateway({ config, plugins, logger: gatewayLogger(config.log.level), configFile: cli.config });
   } catch (error) {
     err(`${error instanceof PluginError || error instanceof ConfigError ? error.message : String((error as Error).stack ?? error)}\n`);
     return 1;
@@ -141,5 +141,12 @@ export async function serve(cli: CliOptions, mode: 'start' | 'demo'): Promise<nu
   process.on('SIGTERM', () => stop('SIGTERM'));
   // npm (npx tollgate start) exits on SIGTERM without passing it on: drain when it is gone, as on SIGTERM.
   if (startedByNpm()) watchParent(() => stop('parent exited'));
+  // SIGHUP re-reads the config file for new calls; a bad file is refused whole and logged with config check's words.
+  process.on('SIGHUP', () => {
+    gateway.reload().then(
+      () => undefined,
+      (error: unknown) => gateway.logger.error({ problems: error instanceof ConfigError ? error.problems : undefined, err: error instanceof ConfigError ? undefined : error }, `reload refused: ${error instanceof ConfigError ? error.message : String(error)}`),
+    );
+  });
   return 0;
 }

@@ -5,6 +5,7 @@ import { KeyManager, KeyManagerError } from './key-manager.js';
 import type { ResolvedAdminSettings } from './settings.js';
 import type { TrafficRecorder } from './traffic-recorder.js';
 import { DASHBOARD_HEADER, type DashboardSessions } from './dashboard-sessions.js';
+import { reloadConfig } from './config-reload-route.js';
 
 /** An admin API error: a stable code and a message, answered as `{ "error": { code, message } }`. */
 class AdminError extends Error {
@@ -150,6 +151,10 @@ export class AdminTransport implements Transport {
       allow('GET');
       const status: UpstreamStatus[] = gateway.container.resolve(Tokens.UpstreamSelector).status?.() ?? [];
       return { status: 200, body: { upstreams: status } };
+    }
+    if (first === 'config' && id === 'reload' && action === undefined) {
+      allow('POST');
+      return reloadConfig(gateway);
     }
     if (first === 'plans' && id === undefined) {
       allow('GET');

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { Tokens, systemClock, type Clock, type FilterStore, type TollgatePlugin } from '../../core/index.js';
+import { Tokens, systemClock, type Clock, type FilterStore, type GatewayConfig, type NetworkFamily, type TollgatePlugin } from '../../core/index.js';
 import { createEvmFamily, EVM_FAMILY_NAME } from './family.js';
 import { resolveEvmSettings, type EvmFamilyOptions } from './options.js';
 import { CachePoliciesToken } from '../cache/policy.js';
@@ -17,10 +17,10 @@ export { EVM_METHODS } from './methods.js';
 export { EVM_STANDARD_METHODS } from './standard-methods.js';
 export { EVM_DEBUG_METHODS } from './debug-methods.js';
 export { splitGetLogs, type SplitLimits } from './get-logs-split/split-get-logs.js';
-export { getLogsSplitSettings, GET_LOGS_SPLIT_SCHEMA, type GetLogsSplitSettings } from './get-logs-split/settings.js';
+export { getLogsSplitSettings, type GetLogsSplitSettings } from './get-logs-split/settings.js';
 export { isRangeTooWide } from './get-logs-split/range-too-wide.js';
 export { filterMethods, type FilterDependencies } from './filters/filter-methods.js';
-export { changesAfter, initialCursor, MAX_BLOCKS_PER_POLL, type FilterSpec, type LogCriteria } from './filters/filter-polling.js';
+export { changesAfter, initialCursor, MAX_BLOCKS_PER_POLL, type FilterChanges, type FilterSpec, type BlockFilterSpec, type PendingFilterSpec, type LogCriteria, type LogFilterSpec } from './filters/filter-polling.js';
 export { answerWith, answerWithNodeError } from './gateway-answer.js';
 export { EVM_DEFAULTS, resolveEvmSettings, type EvmDebugOptions, type EvmFamilyOptions, type EvmSettings } from './options.js';
 export { countLogFilterParams, getLogsLimits, type GetLogsHooks, type GetLogsThresholds } from './get-logs-limits.js';
@@ -53,14 +53,19 @@ export function evmFamily(options: EvmFamilyOptions = {}): TollgatePlugin {
     name: EVM_FAMILY_NAME,
     register(container, config) {
       const clock: Clock = container.isRegistered(Tokens.Clock, true) ? container.resolve(Tokens.Clock) : systemClock;
-      const settings = resolveEvmSettings(options, config.plugins[EVM_FAMILY_NAME] ?? {}, clock);
-      // Each network's splitting settings are checked here, so a bad one stops the start (and `config check`).
-      config.networks.forEach((network, i) => {
-        if (network.families.includes(EVM_FAMILY_NAME)) getLogsSplitSettings(network.options ?? {}, `networks[${i}].options.getLogs`);
-      });
-      // The filter store is resolved on first use: a store plugin registered after this one may provide it.
       let filters: FilterStore | undefined;
-      container.register(Tokens.Family, { useValue: createEvmFamily(settings, () => (filters ??= container.resolve(Tokens.FilterStore))) });
+      // The filter store is resolved on first use: a store plugin registered after this one may provide it.
+      const filterStore = (): FilterStore => (filters ??= container.resolve(Tokens.FilterStore));
+      // Built again on a reload, from the reloaded config's `plugins.evm` (prices, limits, debug) and networks.
+      const familyFor = (current: GatewayConfig): NetworkFamily => {
+        const settings = resolveEvmSettings(options, current.plugins[EVM_FAMILY_NAME] ?? {}, clock);
+        // Each network's splitting settings are checked here, so a bad one stops the start (or the reload).
+        current.networks.forEach((network, i) => {
+          if (network.families.includes(EVM_FAMILY_NAME)) getLogsSplitSettings(network.options ?? {}, `networks[${i}].options.getLogs`);
+        });
+        return { ...createEvmFamily(settings, filterStore), reconfigure: familyFor };
+      };
+      container.register(Tokens.Family, { useValue: familyFor(config) });
       // Read by the cache plugin when it is used; nothing else resolves it.
       container.register(CachePoliciesToken, { useValue: EVM_CACHE_POLICIES });
     },

@@ -8,17 +8,46 @@ import type { NetworkRuntime } from '../../../core/index.js';
 
 /** The criteria of a log filter, as `eth_newFilter` took them. */
 export interface LogCriteria {
+  /** First block (a number or a tag), as the client gave it. */
   readonly fromBlock?: unknown;
+  /** Last block (a number or a tag), as the client gave it. */
   readonly toBlock?: unknown;
+  /** One address or several. */
   readonly address?: unknown;
+  /** Topic positions. */
   readonly topics?: unknown;
 }
 
+/** A log filter: its criteria. */
+export interface LogFilterSpec {
+  /** Always `logs`. */
+  readonly kind: 'logs';
+  /** What its logs match. */
+  readonly criteria: LogCriteria;
+}
+
+/** A block filter: the hashes of new blocks. */
+export interface BlockFilterSpec {
+  /** Always `blocks`. */
+  readonly kind: 'blocks';
+}
+
+/** A pending-transaction filter: the hashes newly seen in the pending block. */
+export interface PendingFilterSpec {
+  /** Always `pending`. */
+  readonly kind: 'pending';
+}
+
 /** A filter's kind and criteria, as stored (JSON) by the filter store. */
-export type FilterSpec =
-  | { readonly kind: 'logs'; readonly criteria: LogCriteria }
-  | { readonly kind: 'blocks' }
-  | { readonly kind: 'pending' };
+export type FilterSpec = LogFilterSpec | BlockFilterSpec | PendingFilterSpec;
+
+/** What a poll delivers, and where the filter's cursor moves once it is delivered. */
+export interface FilterChanges {
+  /** The logs, block hashes or transaction hashes. */
+  readonly changes: unknown[];
+  /** The new cursor. */
+  readonly cursor: string;
+}
 
 /** Most blocks one poll of a block filter covers: a filter left long unpolled catches up over several polls. */
 export const MAX_BLOCKS_PER_POLL = 1_000;
@@ -44,7 +73,7 @@ export async function initialCursor(spec: FilterSpec, network: NetworkRuntime): 
 }
 
 /** The changes of a filter after `cursor`, and the cursor once they are delivered. */
-export async function changesAfter(spec: FilterSpec, cursor: string, network: NetworkRuntime): Promise<{ changes: unknown[]; cursor: string }> {
+export async function changesAfter(spec: FilterSpec, cursor: string, network: NetworkRuntime): Promise<FilterChanges> {
   if (spec.kind === 'pending') {
     // The transactions of the node's pending block not delivered at the last poll.
     const block = (await network.rpc('eth_getBlockByNumber', ['pending', false])) as { transactions?: unknown } | null;
