@@ -6,7 +6,7 @@ import { pino, type Logger } from 'pino';
 import { of, type Observable } from 'rxjs';
 import type { GatewayConfig, GatewayConfigInput } from '../leaves/config/types.js';
 import { ConfigError, resolveConfig } from '../leaves/config/load-config.js';
-import type { RequestContext } from '../model/context.js';
+import type { NetworkFamily, RequestContext } from '../model/context.js';
 import { CallContext } from '../implementations/call-context.js';
 import { NetworkDirectory } from '../model/network-directory.js';
 import { Tokens, type TollgatePlugin, type Transport } from '../model/plugin.js';
