@@ -33,6 +33,11 @@ export interface SupervisorOptions {
   readonly logger: SupervisorLogger;
   /** Installs SIGTERM and SIGINT handlers that drain the group (default true). */
   readonly handleSignals?: boolean;
+  /**
+   * How connections reach workers: `round-robin` (default: the primary accepts and hands them out in
+   * turn) or `os` (every worker accepts on the shared socket and the kernel picks; kept for measuring).
+   */
+  readonly scheduling?: 'round-robin' | 'os';
 }
 
 /** A running group of workers, seen from the primary. */
@@ -97,7 +102,7 @@ export function superviseWorkers(options: SupervisorOptions): WorkerGroup {
   const stableAfterMs = options.stableAfterMs ?? 30_000;
   // Round robin: on Linux, the default would leave the kernel to pick among workers blocked in accept(),
   // which piles connections onto one or two of them (Node's docs; measured in docs/deployment.md).
-  cluster.schedulingPolicy = cluster.SCHED_RR;
+  cluster.schedulingPolicy = options.scheduling === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR;
   cluster.setupPrimary({
     ...(options.exec === undefined ? {} : { exec: options.exec }),
     ...(options.args === undefined ? {} : { args: [...options.args] }),
