@@ -76,7 +76,8 @@ const scenario: Scenario = {
       };
     } finally {
       await anvil.stop();
-      rmSync(dir, { recursive: true, force: true });
+      // A worker of a target that failed to start may still be closing its database.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     }
   },
 };
