@@ -4,8 +4,11 @@ import { GATHER_TOPIC, isTollgateMessage, type AnswerMessage, type AskMessage, t
 
 /** Where the supervisor writes what happens to its workers (a pino logger fits). */
 export interface SupervisorLogger {
+  /** Starts, workers serving, the drain. */
   info(fields: object, message: string): void;
+  /** A worker that died (with its exit code or signal), workers killed at the drain deadline. */
   warn(fields: object, message: string): void;
+  /** A worker that failed to start. */
   error(fields: object, message: string): void;
 }
 
