@@ -40,7 +40,7 @@ const scenario: Scenario = {
         name,
         description,
         async start() {
-          const where = store === 'redis' ? { redis: redis!.url } : { sqlite: join(dir, `${name}.db`) };
+          const where: Record<string, string> = store === 'redis' ? { redis: redis!.url } : { sqlite: join(dir, `${name}.db`) };
           const server = await startServer(name, 'bench/servers/workers-gateway.ts', { upstream: anvil.url, ...where, workers: String(workers), scheduling }, options);
           urls.set(name, server.url);
           return { url: server.url, request: jsonRpcRequest(options.method, path), serverPids: server.ready.pids, server };
