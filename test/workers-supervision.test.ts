@@ -1,9 +1,6 @@
 import t from 'tap';
 import { Agent, request } from 'node:http';
-import { WebSocket } from 'ws';
-import { startAnvil } from '@tollgate/devnet';
 import type { GatewayConfigInput } from '../core/index.js';
-import { startGatedRelay } from './helpers/gated-relay.js';
 import { alive, childProcesses } from './helpers/processes.js';
 import { socketOwner } from './helpers/socket-owner.js';
 import { until } from './helpers/until.js';
