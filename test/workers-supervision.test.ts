@@ -80,6 +80,8 @@ t.test('a worker killed with SIGKILL under load: the other answers every call, t
 
   let running = true;
   let killed = false;
+  // Whatever happens below, the load loops end with the test.
+  t.teardown(() => { running = false; });
   const load = loops.map(async (loop) => {
     while (running) {
       try {
@@ -96,8 +98,8 @@ t.test('a worker killed with SIGKILL under load: the other answers every call, t
   await until('every connection carried calls', () => loops.every((l) => l.ok >= 5));
   process.kill(victim, 'SIGKILL');
   killed = true;
-  await until('a replacement serves', () => gateway.workerPids().length === 2 && !gateway.workerPids().includes(victim) && /"worker serving"[^\n]*\n[\s\S]*worker died \(killed by SIGKILL\)[\s\S]*"worker serving"/.test(gateway.output()));
-  await until('the survivor\'s connections carried calls after the kill', () => loops.filter((l) => l.owner === survivor).every((l) => l.afterKill >= 20));
+  await until('a replacement serves', () => gateway.workerPids().length === 2 && !gateway.workerPids().includes(victim) && /"worker serving"[^\n]*\n[\s\S]*worker died \(killed by SIGKILL\)[\s\S]*"worker serving"/.test(gateway.output()), 120_000);
+  await until('the survivor\'s connections carried calls after the kill', () => loops.filter((l) => l.owner === survivor).every((l) => l.afterKill >= 20), 120_000);
   running = false;
   await Promise.all(load);
 
