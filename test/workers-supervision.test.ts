@@ -118,7 +118,7 @@ t.test('a worker killed with SIGKILL under load: the other answers every call, t
   await until('a new connection reaches the replacement', async () => {
     const answer = await call(gateway.origin, new Agent({ keepAlive: false }));
     return answer.body.result === '0x7a69' && (socketOwner(gateway.port, answer.localPort, [replacement]) === replacement || (await call(gateway.origin, fresh)).body.result === '0x7a69');
-  });
+  }, 60_000);
 
   // One /metrics for the group: calls summed over the workers, process figures per worker, the restart counted.
   const text = await metricsText(gateway.origin);
