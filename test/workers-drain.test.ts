@@ -4,10 +4,9 @@ import { WebSocket } from 'ws';
 import { startAnvil } from '@tollgate/devnet';
 import type { GatewayConfigInput } from '../core/index.js';
 import { startGatedRelay } from './helpers/gated-relay.js';
-import { alive, childProcesses } from './helpers/processes.js';
-import { socketOwner } from './helpers/socket-owner.js';
+import { alive } from './helpers/processes.js';
 import { until } from './helpers/until.js';
-import { cleanUpWorkersGateway, startWorkersGateway, type WorkersGateway } from './helpers/workers-cli.js';
+import { cleanUpWorkersGateway, startWorkersGateway } from './helpers/workers-cli.js';
 
 const KEY = 'workers-test-key-0001';
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
@@ -30,11 +29,6 @@ function call(origin: string, agent: Agent, body = CALL): Promise<{ status: numb
     req.on('error', reject);
     req.end(body);
   });
-}
-
-async function metricsText(origin: string): Promise<string> {
-  const res = await fetch(`${origin}/metrics`);
-  return res.text();
 }
 
 function config(upstream: { url: string } | { embedded: string }, extra: Partial<GatewayConfigInput['server']> = {}): GatewayConfigInput {

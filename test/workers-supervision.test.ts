@@ -1,9 +1,6 @@
 import t from 'tap';
 import { Agent, request } from 'node:http';
-import { WebSocket } from 'ws';
-import { startAnvil } from '@tollgate/devnet';
 import type { GatewayConfigInput } from '../core/index.js';
-import { startGatedRelay } from './helpers/gated-relay.js';
 import { alive, childProcesses } from './helpers/processes.js';
 import { socketOwner } from './helpers/socket-owner.js';
 import { until } from './helpers/until.js';
@@ -83,6 +80,8 @@ t.test('a worker killed with SIGKILL under load: the other answers every call, t
 
   let running = true;
   let killed = false;
+  // Whatever happens below, the load loops end with the test.
+  t.teardown(() => { running = false; });
   const load = loops.map(async (loop) => {
     while (running) {
       try {
@@ -99,8 +98,8 @@ t.test('a worker killed with SIGKILL under load: the other answers every call, t
   await until('every connection carried calls', () => loops.every((l) => l.ok >= 5));
   process.kill(victim, 'SIGKILL');
   killed = true;
-  await until('a replacement serves', () => gateway.workerPids().length === 2 && !gateway.workerPids().includes(victim) && /"worker serving"[^\n]*\n[\s\S]*worker died \(killed by SIGKILL\)[\s\S]*"worker serving"/.test(gateway.output()));
-  await until('the survivor\'s connections carried calls after the kill', () => loops.filter((l) => l.owner === survivor).every((l) => l.afterKill >= 20));
+  await until('a replacement serves', () => gateway.workerPids().length === 2 && !gateway.workerPids().includes(victim) && /"worker serving"[^\n]*\n[\s\S]*worker died \(killed by SIGKILL\)[\s\S]*"worker serving"/.test(gateway.output()), 120_000);
+  await until('the survivor\'s connections carried calls after the kill', () => loops.filter((l) => l.owner === survivor).every((l) => l.afterKill >= 20), 120_000);
   running = false;
   await Promise.all(load);
 
@@ -119,7 +118,7 @@ t.test('a worker killed with SIGKILL under load: the other answers every call, t
   await until('a new connection reaches the replacement', async () => {
     const answer = await call(gateway.origin, new Agent({ keepAlive: false }));
     return answer.body.result === '0x7a69' && (socketOwner(gateway.port, answer.localPort, [replacement]) === replacement || (await call(gateway.origin, fresh)).body.result === '0x7a69');
-  });
+  }, 60_000);
 
   // One /metrics for the group: calls summed over the workers, process figures per worker, the restart counted.
   const text = await metricsText(gateway.origin);

@@ -320,6 +320,8 @@ export async function runTargets(
   comparisons: readonly ComparisonSpec[],
   options: BenchOptions,
   upstreamPids: readonly number[],
+  /** Runs for each measured target before the servers stop (to read what a server reports about itself). */
+  beforeStop?: (name: string) => Promise<void>,
 ): Promise<TargetsOutcome> {
   const unknown = (options.targets ?? []).filter((name) => !definitions.some((d) => d.name === name));
   if (unknown.length > 0) throw new Error(`unknown target ${unknown.join(', ')} (known: ${definitions.map((d) => d.name).join(', ')})`);
@@ -341,6 +343,7 @@ export async function runTargets(
       });
     }
     const measured = await measureTargets(targets, options, upstreamPids);
+    if (beforeStop !== undefined) for (const target of targets) await beforeStop(target.name);
     // Servers write their profiles as they stop.
     await Promise.all(servers.map((s) => s.stop()));
     let profiles: Record<string, ProfileSummary> | undefined;

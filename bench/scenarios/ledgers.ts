@@ -15,7 +15,7 @@ import { anvilReadTargets, describeMix, mixRequest } from '../lib/real-call-mix.
 import type { Scenario } from '../lib/scenario.js';
 
 /** A `redis-server` without persistence on a free port, as a tracked child of the bench. */
-async function startRedis(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+export async function startRedis(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
   const child = spawnChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
   await new Promise<void>((resolve, reject) => {

@@ -3,7 +3,7 @@ import type { WorkerGroup, WorkerMembership } from '../workers/index.js';
 import { promClient } from './peers.js';
 
 /** A registry's metrics as prom-client's `getMetricsAsJSON()` gives them, the form the primary aggregates. */
-type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
+export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
 
 /**
  * Metrics whose figure belongs to one worker and is kept per worker (`worker` label) rather than summed:
@@ -34,7 +34,7 @@ export async function workerMetricsJson(registry: Registry, shared: Registry, wo
 }
 
 /**
- * The primary's answer to a worker's `metrics` question, for {@link superviseWorkers}'s `answers`: asks
+ * The primary's answer to a worker's `metrics` question, for `superviseWorkers`'s `answers`: asks
  * every worker for its metrics, aggregates them with prom-client's `AggregatorRegistry.aggregate`, adds
  * the group's own (`tollgate_workers` serving and configured, `tollgate_worker_restarts_total`), and
  * returns the Prometheus text. A worker that does not answer within 2 s is left out of that scrape.

@@ -11,5 +11,5 @@ export { PrometheusObserver, LATENCY_BUCKETS } from './prometheus-observer.js';
 export { MetricsTransport } from './metrics-transport.js';
 export { AccessLogObserver, loggableKey } from './access-log.js';
 export { gatewayLogger, REDACTED_PATHS } from './logger.js';
-export { groupMetrics, joinGroupMetrics, workerMetricsJson, isPerWorkerMetric } from './group-metrics.js';
+export { groupMetrics, joinGroupMetrics, workerMetricsJson, isPerWorkerMetric, type MetricsJson } from './group-metrics.js';
 export { methodLabel, statusLabel, chargedCredits } from './call-labels.js';

@@ -4,8 +4,11 @@ import { GATHER_TOPIC, isTollgateMessage, type AnswerMessage, type AskMessage, t
 
 /** Where the supervisor writes what happens to its workers (a pino logger fits). */
 export interface SupervisorLogger {
+  /** Starts, workers serving, the drain. */
   info(fields: object, message: string): void;
+  /** A worker that died (with its exit code or signal), workers killed at the drain deadline. */
   warn(fields: object, message: string): void;
+  /** A worker that failed to start. */
   error(fields: object, message: string): void;
 }
 
@@ -33,6 +36,11 @@ export interface SupervisorOptions {
   readonly logger: SupervisorLogger;
   /** Installs SIGTERM and SIGINT handlers that drain the group (default true). */
   readonly handleSignals?: boolean;
+  /**
+   * How connections reach workers: `round-robin` (default: the primary accepts and hands them out in
+   * turn) or `os` (every worker accepts on the shared socket and the kernel picks; kept for measuring).
+   */
+  readonly scheduling?: 'round-robin' | 'os';
 }
 
 /** A running group of workers, seen from the primary. */
@@ -97,7 +105,7 @@ export function superviseWorkers(options: SupervisorOptions): WorkerGroup {
   const stableAfterMs = options.stableAfterMs ?? 30_000;
   // Round robin: on Linux, the default would leave the kernel to pick among workers blocked in accept(),
   // which piles connections onto one or two of them (Node's docs; measured in docs/deployment.md).
-  cluster.schedulingPolicy = cluster.SCHED_RR;
+  cluster.schedulingPolicy = options.scheduling === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR;
   cluster.setupPrimary({
     ...(options.exec === undefined ? {} : { exec: options.exec }),
     ...(options.args === undefined ? {} : { args: [...options.args] }),
