@@ -18,6 +18,7 @@ import { MemoryCreditLedger } from '../implementations/metering/memory-credit-le
 import { MemoryRateLimiter } from '../model/rate-limiter.js';
 import { FailoverSelector } from '../implementations/upstream/failover-selector.js';
 import { MemorySharedHeads } from '../implementations/upstream/memory-shared-heads.js';
+import { MemoryUpstreamBudgets } from '../implementations/upstream/memory-upstream-budgets.js';
 import { buildPipeline, orderStages } from '../pipeline/pipeline.js';
 import { Started } from './started.js';
 import type { StageDefinition, StageDependencies } from '../model/stage.js';
@@ -194,6 +195,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   container.register(Tokens.CreditLedger, { useValue: new MemoryCreditLedger() });
   container.register(Tokens.RateLimiter, { useValue: new MemoryRateLimiter() });
   container.register(Tokens.SharedHeads, { useValue: new MemorySharedHeads() });
+  container.register(Tokens.UpstreamBudgets, { useValue: new MemoryUpstreamBudgets() });
   container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger, sharedHeads: () => container.resolve(Tokens.SharedHeads) }) });
   container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
   const families = registerPlugins(container, plugins, config);

@@ -12,6 +12,7 @@ import { Errors } from '../leaves/errors/catalog.js';
 import type { NetworkConfig } from '../leaves/config/types.js';
 import type { SubscriptionSupport } from './subscription.js';
 import type { AnswerHead } from './shared-heads.js';
+import type { UpstreamBudget } from './upstream-budgets.js';
 
 /** What the client sent to authenticate: the key from the URL, and for some APIs a secret. */
 export interface Credentials {
@@ -490,6 +491,8 @@ export interface UpstreamSettings {
   readonly keepAliveTimeoutMs: number;
   /** Share of calls among equals. */
   readonly weight?: number;
+  /** Its own plan, kept for the deployment (see {@link UpstreamBudgets}). */
+  readonly budget?: UpstreamBudget | undefined;
 }
 
 /** A node endpoint the gateway forwards calls to. */

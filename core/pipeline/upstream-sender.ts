@@ -9,6 +9,8 @@ import { AttemptObserverToken, type AttemptEnd } from '../model/attempt-observer
 import { candidatesOf, methodOf } from '../model/context-access.js';
 import { requestUpstream } from './request-upstream.js';
 import { answerBehind, type BehindAnswer } from './answer-head.js';
+import { Tokens } from '../model/plugin.js';
+import type { UpstreamBudgets } from '../model/upstream-budgets.js';
 
 /** An upstream's answer to a request sent by an {@link UpstreamSender}, and the upstream that gave it. */
 export interface UpstreamAnswer {
@@ -59,7 +61,10 @@ export interface UpstreamSenderOptions {
  */
 export function createUpstreamSender(deps: StageDependencies, options: UpstreamSenderOptions = {}): UpstreamSender {
   const batched = options.batched === true;
-  const { selector, logger, config, container } = deps;
+  const { selector, logger, config, container, clock } = deps;
+  // Store plugins replace the default before the gateway starts: resolved on first use.
+  let upstreamBudgets: UpstreamBudgets | undefined;
+  const budgets = (): UpstreamBudgets => (upstreamBudgets ??= container.resolve(Tokens.UpstreamBudgets));
   const observers = container.isRegistered(AttemptObserverToken, true) ? container.resolveAll(AttemptObserverToken) : [];
   const observe = (ctx: RequestContext, upstream: Upstream): AttemptEnd | undefined => {
     if (observers.length === 0) return undefined;
@@ -98,6 +103,7 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     // "Method not found" from every upstream that could be asked: the node's words, for the client.
     let notServed: string | undefined;
     let otherFailure = false;
+    let overBudget = false;
     for (let i = 0; i < candidates.length; i++) {
       const upstream = candidates[i]!;
       if (signal.aborted) break;
@@ -111,6 +117,11 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
       const now = i === 0 ? startedAt : performance.now();
       const remaining = deadline - now;
       if (remaining <= 0) break;
+      const budget = upstream.settings.budget;
+      if (budget !== undefined && !(await budgets().take({ network: network.name, upstream: upstream.name, budget, credits: method.credits, nowMs: clock.now() }))) {
+        overBudget = true;
+        continue;
+      }
       if (selector.admit !== undefined && !selector.admit(upstream, ctx)) continue;
       const own = method.timeoutMs ?? request.timeoutMs ?? upstream.settings.timeoutMs;
       const cut = remaining < own;
@@ -171,6 +182,9 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     }
     if (last?.kind === 'timeout') {
       throw new GatewayError(Errors.UPSTREAM_TIMEOUT, { message: `no upstream of ${network.name} answered in time`, cause: last });
+    }
+    if (overBudget && last === undefined) {
+      throw networkUnavailable(network, selector, `every upstream of ${network.name} that could serve the call is over its own budget`);
     }
     if (resendRefused) {
       throw networkUnavailable(

@@ -17,3 +17,4 @@ export { RedisUsageRecorder, MAX_PENDING_USAGE } from './redis-usage-recorder.js
 export { LEDGER_REDIS_PLUGIN, resolveRedisSettings, redisAddress, type RedisLedgerSettings, type ResolvedRedisSettings, type UnavailablePolicy } from './settings.js';
 export * as RedisScripts from './scripts.js';
 export { RedisSharedHeads, RAISE_HEAD } from './shared-heads.js';
+export { RedisUpstreamBudgets, TAKE_UPSTREAM_BUDGET } from './upstream-budgets.js';

@@ -3,6 +3,7 @@ import { LEDGER_REDIS_PLUGIN, resolveRedisSettings, type RedisLedgerSettings } f
 import { createRedisStore, type RedisStore } from './redis-store.js';
 import { exportConnectionMetrics } from './connection-metrics.js';
 import { RedisSharedHeads } from './shared-heads.js';
+import { RedisUpstreamBudgets } from './upstream-budgets.js';
 
 /** The Redis store plugin, with access to its store once registered. */
 export interface RedisLedgerPlugin extends TollgatePlugin {
@@ -50,6 +51,7 @@ export function ledgerRedis(options: RedisLedgerSettings = {}): RedisLedgerPlugi
       container.register(Tokens.UsageRecorder, { useValue: store.usage });
       // The gateway starts and stops it: it needs the networks, which exist after the plugins started.
       container.register(Tokens.SharedHeads, { useValue: new RedisSharedHeads(settings, container.resolve(Tokens.Logger)) });
+      container.register(Tokens.UpstreamBudgets, { useValue: new RedisUpstreamBudgets(store.connection, container.resolve(Tokens.Logger)) });
     },
     async start() {
       try {

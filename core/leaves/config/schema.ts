@@ -138,6 +138,15 @@ export const configSchema: Readonly<Record<string, unknown>> = {
                 timeoutMs: { type: 'integer', minimum: 1, description: 'Request timeout for this upstream, ms.' },
                 connections: { type: 'integer', minimum: 1, description: 'Keep-alive pool size for this upstream.' },
                 weight: { type: 'number', exclusiveMinimum: 0, default: 1, description: 'Share of traffic relative to the other primaries at the head (2 takes twice the share of 1).' },
+                budget: {
+                  type: 'object',
+                  additionalProperties: false,
+                  description: 'The upstream\'s own plan (a partner provider\'s), kept for every instance sharing the store: calls beyond it go to other upstreams, else get -33503.',
+                  properties: {
+                    maxRequestsPerSecond: { type: 'number', exclusiveMinimum: 0, description: 'Requests per second the provider accepts (one-second windows).' },
+                    dailyCredits: { type: 'integer', minimum: 0, description: 'Credits per UTC day sent to it, counted in the methods\' credits.' },
+                  },
+                },
               },
             },
           },

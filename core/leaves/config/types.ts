@@ -55,6 +55,8 @@ export interface UpstreamConfig {
   connections?: number;
   /** Share of traffic relative to the other primaries at the head (default 1; 2 takes twice the share). */
   weight?: number;
+  /** The upstream's own plan, kept for the whole deployment: calls beyond it go to other upstreams. */
+  budget?: { maxRequestsPerSecond?: number; dailyCredits?: number };
 }
 
 /** A network the gateway serves. */
