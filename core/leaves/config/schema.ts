@@ -28,6 +28,17 @@ function failoverProperties(defaults: boolean): Record<string, unknown> {
         timeoutMs: { type: 'integer', minimum: 1, ...d(2000), description: 'Timeout of one probe, ms.' },
       },
     },
+    hedge: {
+      type: 'object',
+      additionalProperties: false,
+      ...d({}),
+      description: 'Hedged reads: a second attempt of an idempotent call goes to another primary when the first has not answered in time; the first answer wins.',
+      properties: {
+        enabled: { type: 'boolean', ...d(false), description: 'Turns hedging on (per network, or for all).' },
+        latencyMultiplier: { type: 'number', minimum: 1, ...d(3), description: 'The hedge starts after this many times the lowest measured latency among the call\'s upstreams.' },
+        minDelayMs: { type: 'integer', minimum: 1, ...d(20), description: 'The hedge never starts sooner than this, ms (also the delay while no latency is measured).' },
+      },
+    },
     methodBanMs: { type: 'integer', minimum: 0, ...d(300000), description: 'How long an upstream that answered "method not found" (-32601) for a method is skipped for that method, ms; 0: never skipped.' },
     methods: { type: 'array', items: { type: 'string' }, description: 'Methods that may go to a partner provider (default: those their family marks failover-eligible).' },
     plans: { type: 'array', items: { type: 'string' }, description: 'Plans whose calls may go to a partner provider (default: plans with failover: true).' },
