@@ -37,7 +37,7 @@ export { NEVER_ABORTED } from './implementations/call-context.js';
 export { Tokens, type TollgatePlugin, type Transport, type EmbeddedUpstreamProvider, type EmbeddedUpstreamInstance } from './model/plugin.js';
 export { keyOf, planOf, methodOf, replyOf, servedByOf } from './model/context-access.js';
 export { ContextKey, ContextState, type RequestContext, type Call, type Credentials, type RequestMeta, type UpstreamReply, type Compensation } from './model/context.js';
-export type { MethodDefinition, NetworkFamily, HealthProbe, JsonSchema, LimitsInput, MaybePromise, NodeErrorInput } from './model/context.js';
+export type { MethodDefinition, NetworkFamily, HealthProbe, JsonSchema, LimitsInput, MaybePromise, NodeErrorInput, NodeErrorSettlement } from './model/context.js';
 export type { BatchCodec, CallBatch, CallProtocol, Network, NetworkMethod, NetworkRuntime, Upstream, UpstreamChannel, UpstreamRequest, UpstreamSettings } from './model/context.js';
 export type { SubscriptionSupport, StreamRequest, StreamContinuity, StreamAsk } from './model/subscription.js';
 export type { NetworkDirectory, AddressedNetwork } from './model/network-directory.js';

@@ -56,7 +56,15 @@ export interface UpstreamConfig {
   /** Share of traffic relative to the other primaries at the head (default 1; 2 takes twice the share). */
   weight?: number;
   /** The upstream's own plan, kept for the whole deployment: calls beyond it go to other upstreams. */
-  budget?: { maxRequestsPerSecond?: number; dailyCredits?: number };
+  budget?: UpstreamBudgetConfig;
+}
+
+/** An upstream's own plan (a partner provider's), kept for every instance sharing the store. */
+export interface UpstreamBudgetConfig {
+  /** Requests per second the provider accepts (one-second windows of the gateway clock). */
+  maxRequestsPerSecond?: number;
+  /** Credits per UTC day sent to it, counted in the methods' credits. */
+  dailyCredits?: number;
 }
 
 /** A network the gateway serves. */
