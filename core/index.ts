@@ -54,9 +54,7 @@ export type { JsonRpcId, JsonRpcResponse, JsonRpcSuccess, JsonRpcFailure, JsonRp
 export { UpstreamFailure, type FailureKind } from './leaves/upstream-failure.js';
 export type { UpstreamSelector, UpstreamStatus } from './model/selector.js';
 export type { SharedHeads, HeadKey, HeadListener, AnswerHead } from './model/shared-heads.js';
-export { MemorySharedHeads } from './implementations/upstream/memory-shared-heads.js';
 export type { UpstreamBudgets, UpstreamBudget, BudgetTake } from './model/upstream-budgets.js';
-export { MemoryUpstreamBudgets } from './implementations/upstream/memory-upstream-budgets.js';
 export { networkUnavailable } from './implementations/upstream/unavailable.js';
 export { probeUpstream, type ProbeOutcome, type ProbeOptions } from './implementations/upstream/probe.js';
 export type { KeyStore, ApiKeyRecord, Plan } from './model/keys.js';
