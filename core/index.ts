@@ -37,7 +37,7 @@ export type { GatewayRuntime, ContextInit, KeyAccess, KeyCheck } from './model/r
 export { Tokens, type TollgatePlugin, type Transport, type EmbeddedUpstreamProvider, type EmbeddedUpstreamInstance } from './model/plugin.js';
 export { keyOf, planOf, methodOf, replyOf, servedByOf } from './model/context-access.js';
 export { ContextKey, ContextState, type RequestContext, type Call, type Credentials, type RequestMeta, type UpstreamReply, type Compensation } from './model/context.js';
-export type { MethodDefinition, NetworkFamily, HealthProbe, JsonSchema, LimitsInput, MaybePromise, NodeErrorInput } from './model/context.js';
+export type { MethodDefinition, NetworkFamily, HealthProbe, JsonSchema, LimitsInput, MaybePromise, NodeErrorInput, NodeErrorSettlement } from './model/context.js';
 export type { BatchCodec, CallBatch, CallProtocol, Network, NetworkMethod, NetworkRuntime, Upstream, UpstreamChannel, UpstreamRequest, UpstreamSettings } from './model/context.js';
 export type { SubscriptionSupport, StreamRequest, StreamContinuity, StreamAsk } from './model/subscription.js';
 export type { NetworkDirectory, AddressedNetwork } from './model/network-directory.js';
@@ -55,7 +55,7 @@ export type { JsonRpcId, JsonRpcResponse, JsonRpcSuccess, JsonRpcFailure, JsonRp
 export { UpstreamFailure, type FailureKind } from './leaves/upstream-failure.js';
 export type { UpstreamSelector, UpstreamStatus } from './model/selector.js';
 export type { SharedHeads, HeadKey, HeadListener, AnswerHead } from './model/shared-heads.js';
-export { MemorySharedHeads } from './implementations/upstream/memory-shared-heads.js';
+export type { UpstreamBudgets, UpstreamBudget, BudgetTake } from './model/upstream-budgets.js';
 export { networkUnavailable } from './implementations/upstream/unavailable.js';
 export { probeUpstream, type ProbeOutcome, type ProbeOptions } from './implementations/upstream/probe.js';
 export type { KeyStore, KeyChangeListener, ApiKeyRecord, Plan } from './model/keys.js';

@@ -18,6 +18,7 @@ import { MemoryFilterStore } from '../implementations/memory-filter-store.js';
 import { MemoryRateLimiter } from '../model/rate-limiter.js';
 import { FailoverSelector } from '../implementations/upstream/failover-selector.js';
 import { MemorySharedHeads } from '../implementations/upstream/memory-shared-heads.js';
+import { MemoryUpstreamBudgets } from '../implementations/upstream/memory-upstream-budgets.js';
 import { buildPipeline } from '../pipeline/pipeline.js';
 import { Started } from './started.js';
 import { assemble, assemblyError } from './register-plugins.js';
@@ -140,6 +141,7 @@ export function coreContainer(config: GatewayConfig, clock: Clock, logger: Logge
   container.register(Tokens.CreditLedger, { useValue: new MemoryCreditLedger() });
   container.register(Tokens.RateLimiter, { useValue: new MemoryRateLimiter() });
   container.register(Tokens.SharedHeads, { useValue: new MemorySharedHeads() });
+  container.register(Tokens.UpstreamBudgets, { useValue: new MemoryUpstreamBudgets() });
   container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger, sharedHeads: () => container.resolve(Tokens.SharedHeads) }) });
   container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
   container.register(Tokens.FilterStore, { useValue: new MemoryFilterStore() });

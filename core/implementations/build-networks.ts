@@ -40,6 +40,7 @@ export async function buildNetworks(config: GatewayConfig, families: ReadonlyMap
               connectTimeoutMs: config.upstreamDefaults.connectTimeoutMs,
               connections: u.connections ?? config.upstreamDefaults.connections,
               weight: u.weight ?? 1,
+              budget: u.budget,
               keepAliveTimeoutMs: config.upstreamDefaults.keepAliveTimeoutMs,
             });
             upstreams.push(upstream);

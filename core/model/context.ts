@@ -12,6 +12,7 @@ import { Errors } from '../leaves/errors/catalog.js';
 import type { GatewayConfig, NetworkConfig } from '../leaves/config/types.js';
 import type { SubscriptionSupport } from './subscription.js';
 import type { AnswerHead } from './shared-heads.js';
+import type { UpstreamBudget } from './upstream-budgets.js';
 
 /** What the client sent to authenticate: the key from the URL, and for some APIs a secret. */
 export interface Credentials {
@@ -251,6 +252,12 @@ export interface LimitsInput {
   readonly network: NetworkRuntime;
 }
 
+/** A node error read as success by {@link MethodDefinition.onNodeError}. */
+export interface NodeErrorSettlement {
+  /** The result the client gets instead of the node's error. */
+  readonly result: unknown;
+}
+
 /** What a method's {@link MethodDefinition.onNodeError} hook receives. */
 export interface NodeErrorInput {
   /** The parameters the call was sent with. */
@@ -319,7 +326,7 @@ export interface MethodDefinition {
    * has is answered with its hash), or undefined to pass the error on. `input.ask` calls that same node,
    * uncharged. A hook that throws, or an `ask` that fails, leaves the node's error as the answer.
    */
-  readonly onNodeError?: (error: JsonRpcErrorObject, input: NodeErrorInput) => MaybePromise<{ readonly result: unknown } | undefined>;
+  readonly onNodeError?: (error: JsonRpcErrorObject, input: NodeErrorInput) => MaybePromise<NodeErrorSettlement | undefined>;
   /** Inspects the upstream's answer; throw a {@link GatewayError} to replace it with an error. */
   readonly checkResult?: (response: JsonRpcResponse, ctx: RequestContext) => void;
   /** One line for the docs. */
@@ -507,6 +514,8 @@ export interface UpstreamSettings {
   readonly keepAliveTimeoutMs: number;
   /** Share of calls among equals. */
   readonly weight?: number;
+  /** Its own plan, kept for the deployment (see {@link UpstreamBudgets}). */
+  readonly budget?: UpstreamBudget | undefined;
 }
 
 /** A node endpoint the gateway forwards calls to. */

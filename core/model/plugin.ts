@@ -11,6 +11,7 @@ import type { RateLimiter } from './rate-limiter.js';
 import type { Clock } from '../leaves/clock.js';
 import type { UpstreamSelector } from './selector.js';
 import type { SharedHeads } from './shared-heads.js';
+import type { UpstreamBudgets } from './upstream-budgets.js';
 import type { GatewayRuntime } from './runtime.js';
 import type { CallObserver, UsageRecorder } from './observe.js';
 import type { FilterStore } from './filter-store.js';
@@ -107,6 +108,8 @@ export const Tokens = Object.freeze({
   UpstreamSelector: Symbol.for('tollgate.UpstreamSelector') as InjectionToken<UpstreamSelector>,
   /** The {@link SharedHeads} of the deployment (default: within the process; a store plugin shares them across instances). */
   SharedHeads: Symbol.for('tollgate.SharedHeads') as InjectionToken<SharedHeads>,
+  /** The {@link UpstreamBudgets} of the deployment (default: within the process; a store plugin shares them). */
+  UpstreamBudgets: Symbol.for('tollgate.UpstreamBudgets') as InjectionToken<UpstreamBudgets>,
   /** Multi: every {@link CallObserver} (metrics, access logs). */
   CallObserver: Symbol.for('tollgate.CallObserver') as InjectionToken<CallObserver>,
   /** The {@link FilterStore} of the filters the gateway serves itself (default: in memory). */

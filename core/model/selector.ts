@@ -58,6 +58,8 @@ export interface UpstreamSelector {
   methodBan?(upstream: Upstream, method: string): string | undefined;
   /** `upstream` answered "method not found" for `method`, in `message`'s words: it may be skipped for it a while. */
   onMethodNotFound?(upstream: Upstream, method: string, message: string): void;
+  /** The upstream's measured latency (a moving average of calls and probes), ms; undefined when not measured. */
+  latencyMs?(upstream: Upstream): number | undefined;
   /** Starts background work (active health probes) for the gateway's networks. */
   start?(networks: readonly Network[]): void;
   /** Stops background work. */

@@ -9,6 +9,10 @@ import { AttemptObserverToken, type AttemptEnd } from '../model/attempt-observer
 import { candidatesOf, methodOf } from '../model/context-access.js';
 import { requestUpstream } from './request-upstream.js';
 import { answerBehind, type BehindAnswer } from './answer-head.js';
+import { hedgedAttempt } from './hedge.js';
+import type { UpstreamSelector } from '../model/selector.js';
+import { Tokens } from '../model/plugin.js';
+import type { UpstreamBudgets } from '../model/upstream-budgets.js';
 
 /** An upstream's answer to a request sent by an {@link UpstreamSender}, and the upstream that gave it. */
 export interface UpstreamAnswer {
@@ -59,7 +63,10 @@ export interface UpstreamSenderOptions {
  */
 export function createUpstreamSender(deps: StageDependencies, options: UpstreamSenderOptions = {}): UpstreamSender {
   const batched = options.batched === true;
-  const { selector, logger, config, container } = deps;
+  const { selector, logger, config, container, clock } = deps;
+  // Store plugins replace the default before the gateway starts: resolved on first use.
+  let upstreamBudgets: UpstreamBudgets | undefined;
+  const budgets = (): UpstreamBudgets => (upstreamBudgets ??= container.resolve(Tokens.UpstreamBudgets));
   const observers = container.isRegistered(AttemptObserverToken, true) ? container.resolveAll(AttemptObserverToken) : [];
   const observe = (ctx: RequestContext, upstream: Upstream): AttemptEnd | undefined => {
     if (observers.length === 0) return undefined;
@@ -98,9 +105,15 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     // "Method not found" from every upstream that could be asked: the node's words, for the client.
     let notServed: string | undefined;
     let otherFailure = false;
+    let overBudget = false;
+    // An upstream a hedge already asked is not asked again.
+    let hedgedTo: Upstream | undefined;
+    const viaBatch = batched && ctx.batch !== undefined;
+    const hedging = policy.hedge.enabled && idempotent && !viaBatch && candidates.length > 1;
     for (let i = 0; i < candidates.length; i++) {
-      const upstream = candidates[i]!;
+      let upstream = candidates[i]!;
       if (signal.aborted) break;
+      if (upstream === hedgedTo) continue;
       const primary = upstream.settings.role === 'primary';
       if (primary && primaries >= policy.maxAttempts) continue;
       const banned = selector.methodBan?.(upstream, method.name);
@@ -111,6 +124,11 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
       const now = i === 0 ? startedAt : performance.now();
       const remaining = deadline - now;
       if (remaining <= 0) break;
+      const budget = upstream.settings.budget;
+      if (budget !== undefined && !(await budgets().take({ network: network.name, upstream: upstream.name, budget, credits: method.credits, nowMs: clock.now() }))) {
+        overBudget = true;
+        continue;
+      }
       if (selector.admit !== undefined && !selector.admit(upstream, ctx)) continue;
       const own = method.timeoutMs ?? request.timeoutMs ?? upstream.settings.timeoutMs;
       const cut = remaining < own;
@@ -118,13 +136,37 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
       ctx.attempts++;
       let failure: UpstreamFailure | undefined;
       const ended = observe(ctx, upstream);
+      let sentAt = now;
       try {
         const timeoutMs = cut ? Math.max(1, Math.floor(remaining)) : own;
-        const reply = await (batched && ctx.batch !== undefined ? ctx.batch.send(ctx, upstream, request, timeoutMs, signal) : requestUpstream(ctx, upstream, request, timeoutMs, signal));
+        let reply: UpstreamReply;
+        if (hedging && ctx.attempts === 1) {
+          // Hedged read: a second primary is asked too when the first is slow; the first answer wins.
+          const outcome = await hedgedAttempt({ upstream, send: (s) => requestUpstream(ctx, upstream, request, timeoutMs, s) }, {
+            signal,
+            delayMs: hedgeDelay(policy, candidates, selector),
+            inspect: (r) => protocol.inspect(r, ctx),
+            second: () => {
+              const next = hedgeTarget(candidates, i, method.name, selector, ctx);
+              if (next === undefined) return undefined;
+              hedgedTo = next;
+              primaries++;
+              ctx.attempts++;
+              return { upstream: next, send: (s) => requestUpstream(ctx, next, request, Math.max(1, Math.floor(deadline - performance.now())), s) };
+            },
+            legFailed: (leg, legFailure) => selector.onFailure?.(leg, legFailure),
+          });
+          upstream = outcome.upstream;
+          sentAt = outcome.startedAt;
+          if ('error' in outcome) throw outcome.error;
+          reply = outcome.reply;
+        } else {
+          reply = await (viaBatch ? ctx.batch!.send(ctx, upstream, request, timeoutMs, signal) : requestUpstream(ctx, upstream, request, timeoutMs, signal));
+        }
         failure = protocol.inspect(reply, ctx);
         ended?.(failure);
         if (failure === undefined) {
-          selector.onSuccess?.(upstream, performance.now() - now);
+          selector.onSuccess?.(upstream, performance.now() - sentAt);
           // An answer that would show the client an older head than one already shown is no answer:
           // the node is healthy but behind, so the next node is asked and no breaker counts it.
           const older = method.answerHead === undefined ? undefined : answerBehind(ctx, upstream, reply, selector);
@@ -172,6 +214,9 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     if (last?.kind === 'timeout') {
       throw new GatewayError(Errors.UPSTREAM_TIMEOUT, { message: `no upstream of ${network.name} answered in time`, cause: last });
     }
+    if (overBudget && last === undefined) {
+      throw networkUnavailable(network, selector, `every upstream of ${network.name} that could serve the call is over its own budget`);
+    }
     if (resendRefused) {
       throw networkUnavailable(
         network,
@@ -182,4 +227,33 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     }
     throw networkUnavailable(network, selector, undefined, last);
   };
+}
+
+/**
+ * How long a hedged read waits for its first upstream before asking a second: `latencyMultiplier` times
+ * the lowest measured latency among the call's upstreams, at least `minDelayMs`.
+ */
+function hedgeDelay(policy: FailoverSettings, candidates: readonly Upstream[], selector: UpstreamSelector): number {
+  let fastest = Infinity;
+  for (const upstream of candidates) {
+    const latency = selector.latencyMs?.(upstream);
+    if (latency !== undefined && latency < fastest) fastest = latency;
+  }
+  const derived = fastest === Infinity ? 0 : fastest * policy.hedge.latencyMultiplier;
+  return Math.max(policy.hedge.minDelayMs, Math.ceil(derived));
+}
+
+/**
+ * The upstream a hedge goes to: the next primary after `from` that serves the method, has no budget
+ * (a hedge never spends a provider's plan) and is admitted by the selector now.
+ */
+function hedgeTarget(candidates: readonly Upstream[], from: number, method: string, selector: UpstreamSelector, ctx: RequestContext): Upstream | undefined {
+  for (let k = from + 1; k < candidates.length; k++) {
+    const upstream = candidates[k]!;
+    if (upstream.settings.role !== 'primary' || upstream.settings.budget !== undefined) continue;
+    if (selector.methodBan?.(upstream, method) !== undefined) continue;
+    if (selector.admit !== undefined && !selector.admit(upstream, ctx)) continue;
+    return upstream;
+  }
+  return undefined;
 }

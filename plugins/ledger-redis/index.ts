@@ -20,3 +20,4 @@ export { LEDGER_REDIS_PLUGIN, resolveRedisSettings, redisAddress, storeAddress, 
 export * as RedisScripts from './scripts.js';
 export { RedisSharedHeads, RAISE_HEAD } from './shared-heads.js';
 export { RedisFilterStore } from './redis-filter-store.js';
+export { RedisUpstreamBudgets, TAKE_UPSTREAM_BUDGET } from './upstream-budgets.js';

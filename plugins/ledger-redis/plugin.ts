@@ -4,6 +4,7 @@ import { createRedisStore, type RedisStore } from './redis-store.js';
 import { exportConnectionMetrics } from './connection-metrics.js';
 import { RedisSharedHeads } from './shared-heads.js';
 import { RedisFilterStore } from './redis-filter-store.js';
+import { RedisUpstreamBudgets } from './upstream-budgets.js';
 
 /** The Redis store plugin, with access to its store once registered. */
 export interface RedisLedgerPlugin extends TollgatePlugin {
@@ -52,6 +53,7 @@ export function ledgerRedis(options: RedisLedgerSettings = {}): RedisLedgerPlugi
       // The gateway starts and stops it: it needs the networks, which exist after the plugins started.
       container.register(Tokens.SharedHeads, { useValue: new RedisSharedHeads(settings, container.resolve(Tokens.Logger)) });
       container.register(Tokens.FilterStore, { useValue: new RedisFilterStore(store.connection) });
+      container.register(Tokens.UpstreamBudgets, { useValue: new RedisUpstreamBudgets(store.connection, container.resolve(Tokens.Logger)) });
     },
     async start() {
       try {

@@ -86,6 +86,11 @@ export class FailoverSelector implements UpstreamSelector {
     this.#raise(entry.network, scope, head);
   }
 
+  /** The upstream's moving average latency, ms. */
+  latencyMs(upstream: Upstream): number | undefined {
+    return this.#health.get(upstream)?.health.latencyMs;
+  }
+
   /** The node's words when `upstream` is skipped for `method`; undefined when it may take it (a ban expired). */
   methodBan(upstream: Upstream, method: string): string | undefined {
     const bans = this.#health.get(upstream)?.health.methodBans;

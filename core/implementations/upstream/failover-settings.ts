@@ -1,4 +1,4 @@
-import type { GatewayConfig, NetworkConfig } from '../../leaves/config/types.js';
+import type { GatewayConfig, HedgeConfig, NetworkConfig } from '../../leaves/config/types.js';
 import type { RequestContext } from '../../model/context.js';
 import type { CircuitBreakerSettings } from '../../leaves/circuit-breaker.js';
 
@@ -24,6 +24,8 @@ export interface FailoverSettings {
   readonly probe: ProbeSettings;
   /** How long an upstream that answered "method not found" for a method is skipped for it, ms; 0: never. */
   readonly methodBanMs: number;
+  /** Hedged reads. */
+  readonly hedge: Readonly<HedgeConfig>;
   /** Methods that may go to a partner; undefined: the family's `failover` flag decides. */
   readonly methods: ReadonlySet<string> | undefined;
   /** Plans whose calls may go to a partner; undefined: the plan's `failover` flag decides. */
@@ -43,6 +45,7 @@ export function resolveFailoverSettings(config: GatewayConfig, network: NetworkC
     breaker: Object.freeze({ ...top.breaker, ...own.breaker }),
     probe: Object.freeze({ ...top.probe, ...own.probe }),
     methodBanMs: own.methodBanMs ?? top.methodBanMs,
+    hedge: Object.freeze({ ...top.hedge, ...own.hedge }),
     methods: methods === undefined ? undefined : new Set(methods),
     plans: plans === undefined ? undefined : new Set(plans),
   });

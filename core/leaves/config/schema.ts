@@ -28,6 +28,17 @@ function failoverProperties(defaults: boolean): Record<string, unknown> {
         timeoutMs: { type: 'integer', minimum: 1, ...d(2000), description: 'Timeout of one probe, ms.' },
       },
     },
+    hedge: {
+      type: 'object',
+      additionalProperties: false,
+      ...d({}),
+      description: 'Hedged reads: a second attempt of an idempotent call goes to another primary when the first has not answered in time; the first answer wins.',
+      properties: {
+        enabled: { type: 'boolean', ...d(false), description: 'Turns hedging on (per network, or for all).' },
+        latencyMultiplier: { type: 'number', minimum: 1, ...d(3), description: 'The hedge starts after this many times the lowest measured latency among the call\'s upstreams.' },
+        minDelayMs: { type: 'integer', minimum: 1, ...d(20), description: 'The hedge never starts sooner than this, ms (also the delay while no latency is measured).' },
+      },
+    },
     methodBanMs: { type: 'integer', minimum: 0, ...d(300000), description: 'How long an upstream that answered "method not found" (-32601) for a method is skipped for that method, ms; 0: never skipped.' },
     methods: { type: 'array', items: { type: 'string' }, description: 'Methods that may go to a partner provider (default: those their family marks failover-eligible).' },
     plans: { type: 'array', items: { type: 'string' }, description: 'Plans whose calls may go to a partner provider (default: plans with failover: true).' },
@@ -144,6 +155,15 @@ export const configSchema: Readonly<Record<string, unknown>> = {
                 timeoutMs: { type: 'integer', minimum: 1, description: 'Request timeout for this upstream, ms.' },
                 connections: { type: 'integer', minimum: 1, description: 'Keep-alive pool size for this upstream.' },
                 weight: { type: 'number', exclusiveMinimum: 0, default: 1, description: 'Share of traffic relative to the other primaries at the head (2 takes twice the share of 1).' },
+                budget: {
+                  type: 'object',
+                  additionalProperties: false,
+                  description: 'The upstream\'s own plan (a partner provider\'s), kept for every instance sharing the store: calls beyond it go to other upstreams, else get -33503.',
+                  properties: {
+                    maxRequestsPerSecond: { type: 'number', exclusiveMinimum: 0, description: 'Requests per second the provider accepts (one-second windows).' },
+                    dailyCredits: { type: 'integer', minimum: 0, description: 'Credits per UTC day sent to it, counted in the methods\' credits.' },
+                  },
+                },
               },
             },
           },

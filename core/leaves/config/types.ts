@@ -55,6 +55,16 @@ export interface UpstreamConfig {
   connections?: number;
   /** Share of traffic relative to the other primaries at the head (default 1; 2 takes twice the share). */
   weight?: number;
+  /** The upstream's own plan, kept for the whole deployment: calls beyond it go to other upstreams. */
+  budget?: UpstreamBudgetConfig;
+}
+
+/** An upstream's own plan (a partner provider's), kept for every instance sharing the store. */
+export interface UpstreamBudgetConfig {
+  /** Requests per second the provider accepts (one-second windows of the gateway clock). */
+  maxRequestsPerSecond?: number;
+  /** Credits per UTC day sent to it, counted in the methods' credits. */
+  dailyCredits?: number;
 }
 
 /** A network the gateway serves. */
@@ -99,6 +109,16 @@ export interface ProbeConfig {
   timeoutMs: number;
 }
 
+/** Hedged reads: a second attempt of an idempotent call when the first is slow. */
+export interface HedgeConfig {
+  /** Whether calls are hedged. */
+  enabled: boolean;
+  /** The hedge starts after this many times the lowest measured latency among the call's upstreams. */
+  latencyMultiplier: number;
+  /** The hedge never starts sooner, ms (also the delay while no latency is measured). */
+  minDelayMs: number;
+}
+
 /** Health checking, circuit breaking, retries and partner failover. */
 export interface FailoverConfig {
   /** Primaries tried per call before giving up; partners, when the call is eligible, are tried after them. */
@@ -113,6 +133,8 @@ export interface FailoverConfig {
   probe: ProbeConfig;
   /** How long an upstream that answered "method not found" (-32601) for a method is skipped for that method, ms; 0: never. */
   methodBanMs: number;
+  /** Hedged reads. */
+  hedge: HedgeConfig;
   /** Methods that may go to a partner provider (default: those their family marks `failover: true`). */
   methods?: string[];
   /** Plans whose calls may go to a partner provider (default: the plans with `failover: true`). */
@@ -133,6 +155,8 @@ export interface NetworkFailoverConfig {
   probe?: Partial<ProbeConfig>;
   /** See {@link FailoverConfig.methodBanMs}. */
   methodBanMs?: number;
+  /** See {@link FailoverConfig.hedge}. */
+  hedge?: Partial<HedgeConfig>;
   /** See {@link FailoverConfig.methods}. */
   methods?: string[];
   /** See {@link FailoverConfig.plans}. */
