@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkGateway, ConfigError, createGateway } from '../core/index.js';
+import { checkGateway, ConfigError, createGateway, PluginError } from '../core/index.js';
 import { admin } from '../plugins/admin/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { metrics } from '../plugins/metrics/index.js';
@@ -69,4 +69,13 @@ t.test('createGateway and checkGateway name every plugin problem', async (t) => 
   t.same((error as ConfigError).problems, expected);
   t.same(checkGateway({ config: { ...config, networks: [{ ...config.networks[0]!, families: ['evm'] }], plugins: {} }, plugins }), [], 'a good one has none');
   t.same(checkGateway({ config: { networks: [] }, plugins }), ['networks: must NOT have fewer than 1 items'], 'schema problems come first');
+});
+
+t.test("a plugin that fails to start is named by its own name in PluginError.plugin", async (t) => {
+  const failing = { name: 'flaky', register: () => undefined, start: () => { throw new Error('cannot open its file'); } };
+  const error = await createGateway({ config: { networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: 'http://127.0.0.1:8545' }] }] }, plugins: [evmFamily(), failing] }).then(() => undefined, (e: unknown) => e);
+  t.type(error, PluginError);
+  t.equal((error as PluginError).code, 'PLUGIN_START_FAILED');
+  t.equal((error as PluginError).plugin, 'flaky', "the plugin's name, not a phrase");
+  t.equal((error as PluginError).message, 'plugin "flaky" failed to start: cannot open its file');
 });

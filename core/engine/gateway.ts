@@ -272,7 +272,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const root = mount();
 
   for (const plugin of plugins) {
-    await started.start(`plugin "${plugin.name}"`, () => plugin.start?.(gateway), () => plugin.stop?.());
+    await started.start(`plugin "${plugin.name}"`, () => plugin.start?.(gateway), () => plugin.stop?.(), plugin.name);
   }
   // Resolved once the plugins started (stores open in start); the networks' own calls need them too.
   let deps!: StageDependencies;

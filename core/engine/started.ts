@@ -21,15 +21,16 @@ export class Started {
 
   /**
    * Runs `start` for `name`; on failure, stops everything started so far (newest first) and rejects with a
-   * `PLUGIN_START_FAILED` error (a `PluginError` thrown by `start` keeps its own message and code).
+   * `PLUGIN_START_FAILED` error naming `plugin` when a plugin failed (a `PluginError` thrown by `start`
+   * keeps its own message and code).
    */
-  async start(name: string, start: () => unknown, stop?: () => unknown): Promise<void> {
+  async start(name: string, start: () => unknown, stop?: () => unknown, plugin?: string): Promise<void> {
     try {
       await start();
     } catch (error) {
       await this.stopAll();
       if (PluginError.is(error)) throw error;
-      throw new PluginError(`${name} failed to start: ${(error as Error)?.message ?? String(error)}`, { code: 'PLUGIN_START_FAILED', plugin: name, cause: error });
+      throw new PluginError(`${name} failed to start: ${(error as Error)?.message ?? String(error)}`, { code: 'PLUGIN_START_FAILED', plugin, cause: error });
     }
     if (stop !== undefined) this.add(name, stop);
   }

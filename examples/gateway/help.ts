@@ -13,11 +13,12 @@ ${summaries.join('\n')}
 
 The gateway keeps keys, balances and usage in SQLite (.data/tollgate.db), so they survive restarts;
 --redis shares them between several instances. The keys and usage commands work on the same store
-(also while the gateway runs) and exit. A new or rotated key's API key and secret are printed once;
-only their hashes are stored.
+(also while the gateway runs) and exit; they need the gateway's configuration (--config or
+TOLLGATE_CONFIG, as start) or --demo, and print the store they used. A new or rotated key's API key
+and secret are printed once; only their hashes are stored.
 
 Options:
-  -c, --config <file>     JSON or YAML configuration file (see docs/configuration.md)
+  -c, --config <file>     JSON or YAML configuration file; \${VAR} reads the environment (env TOLLGATE_CONFIG)
   -p, --port <n>          port to listen on (overrides server.port; 0 picks a free port)
       --host <addr>       interface to listen on (overrides server.host)
       --log-level <lvl>   fatal|error|warn|info|debug|trace|silent (overrides log.level)
@@ -32,12 +33,14 @@ Options:
       --day <day>         usage: one UTC day (default today)
       --from <day>        usage: first day of a range
       --to <day>          usage: last day of a range
+      --demo              keys, usage: the store of tollgate demo (instead of --config)
       --json              commands print JSON
   -h, --help              show this help
   -v, --version           print the version
 
 Environment:
   PORT                    port to listen on, when --port is not given
+  TOLLGATE_CONFIG         the configuration file, when --config is not given
   TOLLGATE_DATA_DIR       as --data-dir
   TOLLGATE_REDIS_URL      Redis URL (as --redis)
   TOLLGATE_REDIS_CLUSTER  Redis Cluster nodes (as --redis-cluster)

@@ -71,6 +71,8 @@ export const Errors = Object.freeze({
   METERING_UNAVAILABLE: entry('METERING_UNAVAILABLE', -33507, 503, 'Metering unavailable', 'The gateway cannot reach its credit ledger right now; retry after the Retry-After header\'s seconds. The call was not charged.'),
   /** Bad response from upstream (code -33502, HTTP 502). */
   UPSTREAM_BAD_RESPONSE: entry('UPSTREAM_BAD_RESPONSE', -33502, 502, 'Bad response from upstream', 'Retry; the call was not charged.'),
+  /** No upstream of the network can hold a subscription at all (none is configured for it): retrying does not help. */
+  SUBSCRIPTIONS_NOT_SUPPORTED: entry('SUBSCRIPTIONS_NOT_SUPPORTED', -32004, 200, 'Subscriptions not supported', 'No node of this network can hold a subscription; poll instead (a new block number, new logs), or ask the operator to give the network an upstream that can. Not charged; retrying does not help.'),
 });
 
 /** The name of an entry of {@link Errors}. */

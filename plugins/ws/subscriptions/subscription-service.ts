@@ -72,6 +72,12 @@ export class SubscriptionService {
    * when no upstream can take it. `ctx` is the subscribing call (routing follows its method and plan).
    */
   async join(ctx: RequestContext, support: SubscriptionSupport, request: StreamRequest, eligible: boolean): Promise<StreamHub> {
+    // No upstream with a wsUrl: no subscription can ever open, so say so rather than "retry later" (-33503).
+    if (!ctx.network.upstreams.some((u) => u.settings.wsUrl !== undefined)) {
+      throw new GatewayError(Errors.SUBSCRIPTIONS_NOT_SUPPORTED, {
+        message: `network "${ctx.network.name}" has no upstream with a WebSocket URL (wsUrl), which subscriptions need: poll eth_blockNumber or eth_getLogs instead`,
+      });
+    }
     const key = `${ctx.network.name}|${eligible ? 'any' : 'primary'}|${request.key}`;
     let entry = this.#hubs.get(key);
     if (entry === undefined) {
