@@ -22,6 +22,14 @@ function decode(encoded: string): { salt: Buffer; hash: Buffer } | undefined {
   return salt.length === 0 || hash.length === 0 ? undefined : { salt, hash };
 }
 
+/** The scrypt parameters of every secret hash (see {@link hashSecret}), for a verifier running scrypt elsewhere (a worker thread). */
+export const SECRET_SCRYPT_PARAMS: Readonly<ScryptOptions> = Object.freeze({ ...PARAMS });
+
+/** The salt and hash of a secret hash (`scrypt$<salt base64>$<hash base64>`), or undefined when it is malformed. */
+export function decodeSecretHash(secretHash: string): { readonly salt: Buffer; readonly hash: Buffer } | undefined {
+  return decode(secretHash);
+}
+
 /** Whether `value` has the form of a secret hash (`scrypt$<salt base64>$<hash base64>`). */
 export function isSecretHash(value: string): boolean {
   return decode(value) !== undefined;
