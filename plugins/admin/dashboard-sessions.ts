@@ -16,6 +16,13 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
+/** Wrong sign-ins one source may make at once. */
+export const SIGN_IN_BURST = 5;
+/** Then one wrong sign-in per this many ms. */
+export const SIGN_IN_EVERY_MS = 6_000;
+/** Sources whose attempts are remembered, at most (the oldest is forgotten first). */
+const MAX_SOURCES = 10_000;
+
 /**
  * Dashboard sign-ins: the admin token is checked once, at sign-in, and the browser then holds a random
  * session id in an HttpOnly, SameSite=Strict cookie scoped to the dashboard and the API, never the
@@ -26,6 +33,8 @@ export class DashboardSessions {
   readonly #token: Buffer;
   readonly #now: () => number;
   readonly #sessions = new Map<string, number>();
+  /** Sign-in attempts left per source address. */
+  readonly #attempts = new Map<string, { tokens: number; at: number }>();
 
   constructor(token: string, now: () => number) {
     this.#token = digest(token);
@@ -33,6 +42,34 @@ export class DashboardSessions {
   }
 
   /** Whether `token` is the admin token (constant-time comparison of digests). */
+  /**
+   * How long `source` (an address) must wait before its next sign-in: 0 when it may try now. Wrong
+   * tokens are limited per source to {@link SIGN_IN_BURST} at once, then one every {@link SIGN_IN_EVERY_MS}
+   * (a typed token needs no more; a guessed one gets nowhere); right ones are never held back.
+   */
+  signInWait(source: string): number {
+    const bucket = this.#refill(source);
+    return bucket.tokens >= 1 ? 0 : Math.ceil((1 - bucket.tokens) * SIGN_IN_EVERY_MS);
+  }
+
+  /** Counts a wrong token from `source` against its sign-ins. */
+  signInFailed(source: string): void {
+    this.#refill(source).tokens -= 1;
+  }
+
+  #refill(source: string): { tokens: number; at: number } {
+    const now = this.#now();
+    let bucket = this.#attempts.get(source);
+    if (bucket === undefined) {
+      if (this.#attempts.size >= MAX_SOURCES) this.#attempts.delete(this.#attempts.keys().next().value!);
+      bucket = { tokens: SIGN_IN_BURST, at: now };
+      this.#attempts.set(source, bucket);
+    }
+    bucket.tokens = Math.min(SIGN_IN_BURST, bucket.tokens + (now - bucket.at) / SIGN_IN_EVERY_MS);
+    bucket.at = now;
+    return bucket;
+  }
+
   tokenMatches(token: string): boolean {
     return timingSafeEqual(digest(token), this.#token);
   }
