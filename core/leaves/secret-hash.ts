@@ -26,8 +26,16 @@ function decode(encoded: string): { salt: Buffer; hash: Buffer } | undefined {
 export const SECRET_SCRYPT_PARAMS: Readonly<ScryptOptions> = Object.freeze({ ...PARAMS });
 
 /** The salt and hash of a secret hash (`scrypt$<salt base64>$<hash base64>`), or undefined when it is malformed. */
-export function decodeSecretHash(secretHash: string): { readonly salt: Buffer; readonly hash: Buffer } | undefined {
+export function decodeSecretHash(secretHash: string): DecodedSecretHash | undefined {
   return decode(secretHash);
+}
+
+/** The parts of a secret hash. */
+export interface DecodedSecretHash {
+  /** The scrypt salt. */
+  readonly salt: Buffer;
+  /** The scrypt output the secret must reproduce. */
+  readonly hash: Buffer;
 }
 
 /** Whether `value` has the form of a secret hash (`scrypt$<salt base64>$<hash base64>`). */

@@ -41,10 +41,9 @@ export class DashboardSessions {
     this.#now = now;
   }
 
-  /** Whether `token` is the admin token (constant-time comparison of digests). */
   /**
    * How long `source` (an address) must wait before its next sign-in: 0 when it may try now. Wrong
-   * tokens are limited per source to {@link SIGN_IN_BURST} at once, then one every {@link SIGN_IN_EVERY_MS}
+   * tokens are limited per source to five at once, then one every six seconds
    * (a typed token needs no more; a guessed one gets nowhere); right ones are never held back.
    */
   signInWait(source: string): number {
@@ -70,6 +69,7 @@ export class DashboardSessions {
     return bucket;
   }
 
+  /** Whether `token` is the admin token (constant-time comparison of digests). */
   tokenMatches(token: string): boolean {
     return timingSafeEqual(digest(token), this.#token);
   }
