@@ -62,7 +62,7 @@ export type { KeyStore, KeyChangeListener, ApiKeyRecord, Plan } from './model/ke
 export { KeySettingsSectionToken, type KeySettingsSection } from './model/key-settings.js';
 export { KeyRegistryToken, LayeredKeyStore, apiKeyHash, recordOf, type KeyRegistry, type StoredKey, type KeyChanges } from './model/key-registry.js';
 export { SecretVerifier, type SecretCheck } from './implementations/metering/secret-verifier.js';
-export { hashSecret, verifySecret } from './leaves/secret-hash.js';
+export { hashSecret, verifySecret, decodeSecretHash, SECRET_SCRYPT_PARAMS, type DecodedSecretHash } from './leaves/secret-hash.js';
 export { utcDay, nextUtcMidnight, UtcDayCache, type CreditLedger, type DebitReceipt, type DebitResult, type DebitTaken, type DebitRefused, type Balance } from './model/credit-ledger.js';
 export { MemoryCreditLedger } from './implementations/metering/memory-credit-ledger.js';
 export type { FilterStore, StoredFilter, FilterLimits } from './model/filter-store.js';

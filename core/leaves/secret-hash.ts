@@ -22,6 +22,22 @@ function decode(encoded: string): { salt: Buffer; hash: Buffer } | undefined {
   return salt.length === 0 || hash.length === 0 ? undefined : { salt, hash };
 }
 
+/** The scrypt parameters of every secret hash (see {@link hashSecret}), for a verifier running scrypt elsewhere (a worker thread). */
+export const SECRET_SCRYPT_PARAMS: Readonly<ScryptOptions> = Object.freeze({ ...PARAMS });
+
+/** The salt and hash of a secret hash (`scrypt$<salt base64>$<hash base64>`), or undefined when it is malformed. */
+export function decodeSecretHash(secretHash: string): DecodedSecretHash | undefined {
+  return decode(secretHash);
+}
+
+/** The parts of a secret hash. */
+export interface DecodedSecretHash {
+  /** The scrypt salt. */
+  readonly salt: Buffer;
+  /** The scrypt output the secret must reproduce. */
+  readonly hash: Buffer;
+}
+
 /** Whether `value` has the form of a secret hash (`scrypt$<salt base64>$<hash base64>`). */
 export function isSecretHash(value: string): boolean {
   return decode(value) !== undefined;

@@ -24,6 +24,26 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
+/** Deepest nesting a body may have: deeper ones would exhaust the stack of whatever walks them (settings checks, stores). */
+const MAX_DEPTH = 32;
+
+/** How deeply `value` nests (a scalar: 0), counting no further than one past {@link MAX_DEPTH}. */
+function depthOf(value: unknown, depth = 0): number {
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return depth;
+  let deepest = depth + 1;
+  for (const child of Object.values(value)) deepest = Math.max(deepest, depthOf(child, depth + 1));
+  return deepest;
+}
+
+/** A path segment, percent-decoded; a malformed escape (`%E0%A4%A`) is the client's error. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new AdminError(400, 'bad_request', 'the path holds a malformed percent-escape');
+  }
+}
+
 /**
  * Reads a JSON object body of at most `limit` bytes. A declared length over the limit is refused before
  * the client is told to send its body (`100 Continue`); a body that grows past it stops being collected
@@ -53,6 +73,7 @@ function readJson(req: IncomingMessage, res: ServerResponse, limit: number): Pro
       try {
         const parsed = JSON.parse(text) as unknown;
         if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+        if (depthOf(parsed) > MAX_DEPTH) return reject(new AdminError(400, 'bad_request', `the body nests deeper than ${MAX_DEPTH} levels`));
         resolve(parsed as Record<string, unknown>);
       } catch {
         reject(new AdminError(400, 'bad_request', 'the body must be a JSON object'));
@@ -111,7 +132,7 @@ export class AdminTransport implements Transport {
       ({ status, body }) => this.#send(res, status, body),
       (error: unknown) => {
         if (error instanceof AdminError && error.status === 413) {
-          return refuseBody(req, res, 413, { 'content-type': 'application/json', 'cache-control': 'no-store' }, JSON.stringify({ error: { code: error.code, message: error.message } }));
+          return refuseBody(req, res, 413, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }, JSON.stringify({ error: { code: error.code, message: error.message } }));
         }
         if (error instanceof AdminError) return this.#send(res, error.status, { error: { code: error.code, message: error.message } }, error.headers);
         if (error instanceof KeyManagerError) return this.#send(res, error.status, { error: { code: error.code, message: error.message } });
@@ -141,7 +162,7 @@ export class AdminTransport implements Transport {
     }
     const manager = this.#keyManager(gateway);
     const method = req.method ?? 'GET';
-    const segments = path.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
+    const segments = path.split('/').filter((s) => s !== '').map(decodeSegment);
     const allow = (...methods: string[]): void => {
       if (!methods.includes(method)) throw new AdminError(405, 'method_not_allowed', `use ${methods.join(' or ')}`, { allow: methods.join(', ') });
     };
@@ -227,7 +248,7 @@ export class AdminTransport implements Transport {
   #send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     if (res.headersSent || res.destroyed) return;
     const text = JSON.stringify(body);
-    res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+    res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
     res.end(text);
   }
 }

@@ -17,6 +17,13 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
+/** Wrong sign-ins one source may make at once. */
+export const SIGN_IN_BURST = 5;
+/** Then one wrong sign-in per this many ms. */
+export const SIGN_IN_EVERY_MS = 6_000;
+/** Sources whose attempts are remembered, at most (the oldest is forgotten first). */
+const MAX_SOURCES = 10_000;
+
 /**
  * Dashboard sign-ins: the admin token is checked once, at sign-in, and the browser then holds a session
  * id in an HttpOnly, SameSite=Strict cookie scoped to the dashboard and the API, never the token itself.
@@ -30,11 +37,41 @@ export class DashboardSessions {
   readonly #signingKey: Buffer;
   readonly #now: () => number;
   readonly #signedOut = new Map<string, number>();
+  /** Sign-in attempts left per source address. */
+  readonly #attempts = new Map<string, { tokens: number; at: number }>();
 
   constructor(token: string, now: () => number) {
     this.#token = digest(token);
     this.#signingKey = createHash('sha256').update('tollgate dashboard session\0').update(token).digest();
     this.#now = now;
+  }
+
+  /**
+   * How long `source` (an address) must wait before its next sign-in: 0 when it may try now. Wrong
+   * tokens are limited per source to five at once, then one every six seconds
+   * (a typed token needs no more; a guessed one gets nowhere); right ones are never held back.
+   */
+  signInWait(source: string): number {
+    const bucket = this.#refill(source);
+    return bucket.tokens >= 1 ? 0 : Math.ceil((1 - bucket.tokens) * SIGN_IN_EVERY_MS);
+  }
+
+  /** Counts a wrong token from `source` against its sign-ins. */
+  signInFailed(source: string): void {
+    this.#refill(source).tokens -= 1;
+  }
+
+  #refill(source: string): { tokens: number; at: number } {
+    const now = this.#now();
+    let bucket = this.#attempts.get(source);
+    if (bucket === undefined) {
+      if (this.#attempts.size >= MAX_SOURCES) this.#attempts.delete(this.#attempts.keys().next().value!);
+      bucket = { tokens: SIGN_IN_BURST, at: now };
+      this.#attempts.set(source, bucket);
+    }
+    bucket.tokens = Math.min(SIGN_IN_BURST, bucket.tokens + (now - bucket.at) / SIGN_IN_EVERY_MS);
+    bucket.at = now;
+    return bucket;
   }
 
   /** Whether `token` is the admin token (constant-time comparison of digests). */

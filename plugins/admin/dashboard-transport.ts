@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Transport } from '../../core/index.js';
+import type { GatewayRuntime, Transport } from '../../core/index.js';
 import { loadDashboardAssets, type DashboardAsset } from './dashboard-assets.js';
 import type { DashboardSessions } from './dashboard-sessions.js';
 
@@ -63,7 +63,7 @@ export class DashboardTransport implements Transport {
     this.#assets ??= loadDashboardAssets(this.#apiPrefix);
   }
 
-  handleRequest(req: IncomingMessage, res: ServerResponse): boolean {
+  handleRequest(req: IncomingMessage, res: ServerResponse, gateway?: GatewayRuntime): boolean {
     const pathname = new URL(req.url ?? '/', 'http://dashboard.invalid').pathname;
     if (pathname === this.#path) {
       res.writeHead(308, { location: `${this.#path}/` }).end();
@@ -72,7 +72,7 @@ export class DashboardTransport implements Transport {
     if (!pathname.startsWith(`${this.#path}/`)) return false;
     const name = pathname.slice(this.#path.length + 1) || 'index.html';
     if (name === 'session' || name === 'session/end') {
-      this.#session(req, res, name === 'session/end');
+      this.#session(req, res, name === 'session/end', gateway);
       return true;
     }
     this.load();
@@ -88,7 +88,7 @@ export class DashboardTransport implements Transport {
     return true;
   }
 
-  #session(req: IncomingMessage, res: ServerResponse, end: boolean): void {
+  #session(req: IncomingMessage, res: ServerResponse, end: boolean, gateway: GatewayRuntime | undefined): void {
     const headers = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
     if (req.method === 'GET' && !end) {
       const body = JSON.stringify({ signedIn: this.#sessions.valid(req) });
@@ -107,9 +107,20 @@ export class DashboardTransport implements Transport {
       res.writeHead(303, { ...headers, location: page, 'set-cookie': this.#sessions.cookie(undefined, this.#cookiePath, overTls(req)) }).end();
       return;
     }
+    // Sign-ins are throttled per source address, so the token cannot be guessed at speed; each refusal is logged (never the token).
+    const source = req.socket.remoteAddress ?? '';
+    const wait = this.#sessions.signInWait(source);
+    if (wait > 0) {
+      req.resume();
+      gateway?.logger.warn({ source, retryAfterMs: wait }, 'dashboard sign-in throttled');
+      res.writeHead(429, { ...headers, 'retry-after': String(Math.ceil(wait / 1000)) }).end();
+      return;
+    }
     void readForm(req).then((form) => {
       const token = form?.get('token') ?? '';
       if (!this.#sessions.tokenMatches(token)) {
+        this.#sessions.signInFailed(source);
+        gateway?.logger.warn({ source }, 'dashboard sign-in refused: wrong token');
         res.writeHead(303, { ...headers, location: `${page}?signin=failed` }).end();
         return;
       }

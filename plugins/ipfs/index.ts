@@ -12,6 +12,7 @@ import { IpfsTransport } from './ipfs-transport.js';
 import { IPFS_PLUGIN, readIpfsSettings, resolveIpfsSettings, type IpfsSettings } from './settings.js';
 import { credentialsStage } from './stages/credentials.js';
 import { unknownKeyStage } from './stages/unknown-key.js';
+import { SecretGuard } from './secret-guard.js';
 import { planAccessStage } from './stages/plan-access.js';
 import { requestRateStage } from './stages/request-rate.js';
 import { objectGetStages } from './stages/object-get.js';
@@ -26,6 +27,9 @@ export { relay, RELAY_WINDOW, STREAM_ERROR_TRAILER, type RelayOutcome } from './
 export { parseBasicAuth, type BasicCredentials } from './basic-auth.js';
 export { parseContentPath, type ContentPath } from './content-path.js';
 export { IPFS_SECRET_CHECK } from './secret-check.js';
+export { SecretGuard } from './secret-guard.js';
+export { SecretCheckBudget, type SecretCheckRates } from './secret-budget.js';
+export { ScryptWorker } from './scrypt-worker.js';
 export { decodeDagPb, objectJson, NOT_PROTOBUF, DAG_PB_CODE, type ObjectDataEncoding } from './dag-pb-object.js';
 export { goJsonString } from './go-json.js';
 export { IPFS_REQUEST, OBJECT_FROM_BLOCK, type IpfsRequest } from './context-keys.js';
@@ -54,16 +58,21 @@ export { objectGetStages, lacksObjectGet, OBJECT_GET_ROUTE_STAGE, OBJECT_GET_FAL
  */
 export function ipfs(options: IpfsSettings = {}): TollgatePlugin {
   const code = readIpfsSettings('ipfs()', options);
+  let guard: SecretGuard | undefined;
   return {
     name: IPFS_PLUGIN,
     register(container, config) {
       const settings = resolveIpfsSettings([code, readIpfsSettings(`plugins.${IPFS_PLUGIN}`, config.plugins[IPFS_PLUGIN])]);
+      guard = new SecretGuard(settings);
       container.register(Tokens.Family, { useValue: createIpfsFamily(settings) });
       container.register(Tokens.Transport, { useValue: new IpfsTransport(settings) });
       // Every stage of this plugin concerns file-storage calls only: the other networks' calls skip them.
-      for (const stage of [unknownKeyStage(), credentialsStage(settings), planAccessStage(settings), requestRateStage(settings), ...objectGetStages()]) {
+      for (const stage of [unknownKeyStage(guard), credentialsStage(settings, guard), planAccessStage(settings), requestRateStage(settings), ...objectGetStages()]) {
         container.register(Tokens.Stage, { useValue: { ...stage, families: [IPFS_FAMILY] } });
       }
+    },
+    async stop() {
+      await guard?.close();
     },
   };
 }

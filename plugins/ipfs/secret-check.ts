@@ -1,13 +1,20 @@
-import { verifySecret, type DependencyContainer, type InjectionToken, type SecretCheck } from '../../core/index.js';
+import { Errors, GatewayError, type DependencyContainer, type InjectionToken, type SecretCheck } from '../../core/index.js';
+import type { ScryptWorker } from './scrypt-worker.js';
 
 /**
  * How the file-storage API checks a secret against a scrypt hash: both the real check of a key's secret
- * and the decoy check of a refused key go through it. Registered by nothing by default ({@link verifySecret}
- * is used); register one (a wrapper that counts, an external verifier) to observe or replace the check.
+ * and the decoy check of a refused key go through it. Registered by nothing by default (the plugin's
+ * own checker thread is used); register one (a wrapper that counts, an external verifier) to observe or
+ * replace the check.
  */
 export const IPFS_SECRET_CHECK: InjectionToken<SecretCheck> = Symbol.for('tollgate.ipfs.SecretCheck');
 
-/** The registered {@link IPFS_SECRET_CHECK}, else {@link verifySecret}. */
-export function secretCheckOf(container: DependencyContainer): SecretCheck {
-  return container.isRegistered(IPFS_SECRET_CHECK, true) ? container.resolve(IPFS_SECRET_CHECK) : verifySecret;
+/** The registered {@link IPFS_SECRET_CHECK}, else a check on `worker`, which refuses with 429 when its queue is full. */
+export function secretCheckOf(container: DependencyContainer, worker: ScryptWorker): SecretCheck {
+  if (container.isRegistered(IPFS_SECRET_CHECK, true)) return container.resolve(IPFS_SECRET_CHECK);
+  return (secret, secretHash) => {
+    const verified = worker.verify(secret, secretHash);
+    if (verified !== undefined) return verified;
+    return Promise.reject(new GatewayError(Errors.RATE_LIMITED, { message: 'too many secret checks: retry later', headers: { 'retry-after': '1' } }));
+  };
 }

@@ -28,6 +28,15 @@ export interface IpfsSettings {
   readonly secretCacheMs?: number;
   /** Failed secret checks a key may cause per second before it gets HTTP 429 (default 5): scrypt is expensive on purpose. */
   readonly secretFailuresPerSecond?: number;
+  /**
+   * Secret checks that need scrypt (a secret not remembered, or a refused key's decoy check) one source
+   * address may cause per second before it gets HTTP 429, whatever the key (default 5).
+   */
+  readonly secretChecksPerSourcePerSecond?: number;
+  /** Secret checks that need scrypt this process runs per second over all sources before HTTP 429 (default 10). */
+  readonly secretChecksPerSecond?: number;
+  /** Secret checks that may wait for (or run on) the checker thread at once; more get HTTP 429 (default 16). */
+  readonly secretCheckQueue?: number;
   /** `Access-Control-Allow-Origin` for browsers (default `*`: credentials, not origins, guard access); `false` for none. */
   readonly corsOrigin?: string | false;
   /** The realm of the `WWW-Authenticate` challenge (default `tollgate`). */
@@ -46,6 +55,12 @@ export interface ResolvedIpfsSettings {
   readonly secretCacheMs: number;
   /** See {@link IpfsSettings.secretFailuresPerSecond}. */
   readonly secretFailuresPerSecond: number;
+  /** See {@link IpfsSettings.secretChecksPerSourcePerSecond}. */
+  readonly secretChecksPerSourcePerSecond: number;
+  /** See {@link IpfsSettings.secretChecksPerSecond}. */
+  readonly secretChecksPerSecond: number;
+  /** See {@link IpfsSettings.secretCheckQueue}. */
+  readonly secretCheckQueue: number;
   /** See {@link IpfsSettings.corsOrigin}. */
   readonly corsOrigin: string | false;
   /** See {@link IpfsSettings.realm}. */
@@ -89,6 +104,9 @@ const LAYER_SCHEMA = {
     drainTimeoutMs: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
     secretCacheMs: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
     secretFailuresPerSecond: rate,
+    secretChecksPerSourcePerSecond: rate,
+    secretChecksPerSecond: rate,
+    secretCheckQueue: { type: 'integer', minimum: 1, maximum: 100_000 },
     corsOrigin: { anyOf: [{ type: 'string' }, { const: false }] },
     realm: { type: 'string', pattern: '^[\\x20\\x21\\x23-\\x7e]*$' },
   },
@@ -120,6 +138,9 @@ export function resolveIpfsSettings(layers: readonly IpfsSettings[]): ResolvedIp
     addTimeoutMs: merged.addTimeoutMs ?? 600_000,
     secretCacheMs: merged.secretCacheMs ?? 60_000,
     secretFailuresPerSecond: merged.secretFailuresPerSecond ?? 5,
+    secretChecksPerSourcePerSecond: merged.secretChecksPerSourcePerSecond ?? 5,
+    secretChecksPerSecond: merged.secretChecksPerSecond ?? 10,
+    secretCheckQueue: merged.secretCheckQueue ?? 16,
     corsOrigin: merged.corsOrigin ?? '*',
     realm: merged.realm ?? 'tollgate',
     drainTimeoutMs: merged.drainTimeoutMs ?? 5_000,

@@ -50,10 +50,10 @@ export function securityStage(lookup: SecurityLookup): StageDefinition {
       };
 
       /** Whether the call carries the key's right secret; throws when it carries a wrong one, or none when one is required. */
-      const secretOf = (ctx: RequestContext, settings: CompiledSecurity): boolean | Promise<boolean> => {
+      const secretOf = (ctx: RequestContext, requireSecret: boolean): boolean | Promise<boolean> => {
         const secret = keySecretOf(ctx);
         if (secret === undefined) {
-          if (settings.requireSecret) throw refusalError({ setting: 'requireSecret', reason: 'key secret required', fix: SECRET_FIX });
+          if (requireSecret) throw refusalError({ setting: 'requireSecret', reason: 'key secret required', fix: SECRET_FIX });
           return false;
         }
         const secretHash = keyOf(ctx).secretHash;
@@ -86,7 +86,13 @@ export function securityStage(lookup: SecurityLookup): StageDefinition {
 
       return step((ctx) => {
         const settings = ctx.key === undefined ? undefined : lookup(ctx);
-        if (settings === undefined) return;
+        if (settings === undefined) {
+          // A key without security settings still has its secret checked when a call sends one: a wrong
+          // secret is never ignored. A transport's own secret (the file API's) is checked by its transport's stage.
+          if (ctx.key === undefined || (ctx.credentials.secret !== undefined && ctx.credentials.secret !== '') || keySecretOf(ctx) === undefined) return;
+          const checked = secretOf(ctx, false);
+          return typeof checked === 'boolean' ? undefined : checked.then(() => undefined);
+        }
         if (settings.disabledNetworks.has(ctx.network.name)) {
           throw refusalError({
             setting: 'networks',
@@ -94,7 +100,7 @@ export function securityStage(lookup: SecurityLookup): StageDefinition {
             fix: `turn the network on in the key's security settings (networks: { "${ctx.network.name}": true }), or call a network the key has on`,
           });
         }
-        const withSecret = secretOf(ctx, settings);
+        const withSecret = secretOf(ctx, settings.requireSecret);
         const rest = (secretOk: boolean): void | Promise<void> => {
           if (settings.jwt === undefined) return allowlists(ctx, settings, secretOk);
           return jwt(ctx, settings).then(() => allowlists(ctx, settings, secretOk));

@@ -1,5 +1,6 @@
 import type { ClientMessage, ClientSocket } from './client-socket.js';
 import type { Duplex } from 'node:stream';
+import { isUtf8 } from 'node:buffer';
 import type { Subscription } from 'rxjs';
 import { ContextState, Errors, GatewayError, arrayElements, Tokens, type CreditLedger, type Credentials, type GatewayRuntime, type JsonRpcOutput, type KeyAccess, type Network, type RequestMeta, type UpstreamChannel } from '../../core/index.js';
 import { WS_TRANSPORT, WsCloseCodes, type WsSettings } from './options.js';
@@ -15,6 +16,12 @@ interface Waiting {
 const OPEN_BRACKET = 0x5b;
 /** `ws` sends a Buffer as a binary frame unless told otherwise; JSON-RPC answers travel in text frames. */
 const TEXT: { readonly binary: false } = { binary: false };
+/**
+ * ...except an answer that is not valid UTF-8 (an id the client sent in a binary frame with bytes that are
+ * not UTF-8, echoed back): a text frame must hold UTF-8 (RFC 6455 §5.6), and a client fails the whole
+ * connection (1007) on one that does not; a binary frame carries the same bytes.
+ */
+const BINARY: { readonly binary: true } = { binary: true };
 
 /**
  * Calls a message holds: a batch's length, otherwise one (the engine judges whether it is valid). Only
@@ -215,7 +222,7 @@ export class WsConnection {
         return;
       }
       this.#cork();
-      this.#socket.send(output.body, TEXT, (error) => {
+      this.#socket.send(output.body, typeof output.body === 'string' || isUtf8(output.body) ? TEXT : BINARY, (error) => {
         if (error !== undefined && error !== null) this.#refund(output);
         // The answer left for the kernel: the backlog shrank, so waiting messages may start.
         this.#pump();

@@ -26,12 +26,22 @@ export class SecretVerifier {
     this.#check = options.verify ?? verifySecret;
   }
 
+  /** Whether `secret` was verified against `secretHash` lately (a {@link SecretVerifier.verify} would answer at once, without scrypt). */
+  remembers(scope: string, secret: string, secretHash: string): boolean {
+    const until = this.#verified.get(this.#idOf(scope, secret, secretHash));
+    return until !== undefined && until > this.#clock.now();
+  }
+
+  #idOf(scope: string, secret: string, secretHash: string): string {
+    return createHash('sha256').update(scope).update('\0').update(secret).update('\0').update(secretHash).digest('base64');
+  }
+
   /**
    * Whether `secret` matches `secretHash`: `true` at once when it was verified lately, a promise
    * otherwise. `scope` (an API key, a key id) keeps the memory of different keys apart.
    */
   verify(scope: string, secret: string, secretHash: string): true | Promise<boolean> {
-    const id = createHash('sha256').update(scope).update('\0').update(secret).update('\0').update(secretHash).digest('base64');
+    const id = this.#idOf(scope, secret, secretHash);
     const until = this.#verified.get(id);
     if (until !== undefined) {
       if (until > this.#clock.now()) return true;

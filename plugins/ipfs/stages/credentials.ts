@@ -2,6 +2,7 @@ import { Errors, GatewayError, SecretVerifier, step, type RequestContext, type S
 import { isIpfsNetwork } from '../family.js';
 import type { ResolvedIpfsSettings } from '../settings.js';
 import { secretCheckOf } from '../secret-check.js';
+import type { SecretGuard } from '../secret-guard.js';
 
 /** The stage's name; it runs right after `authenticate`. */
 export const CREDENTIALS_STAGE = 'ipfsCredentials';
@@ -15,15 +16,16 @@ export function refuseCredentials(): GatewayError {
  * Checks the secret of a file-storage call against the key's `secretHash` (scrypt, constant-time
  * comparison). A key without a secret cannot use the API. A verified secret is remembered for
  * `secretCacheMs` (see {@link SecretVerifier}), so scrypt runs once per client rather than once per
- * request; failed checks are rate-limited per key, since each costs a scrypt run. Calls to other
- * networks pass untouched.
+ * request; failed checks are rate-limited per key, since each costs a scrypt run, and every check that
+ * needs scrypt takes from the refusal budget (see {@link SecretGuard}). Calls to other networks pass
+ * untouched.
  */
-export function credentialsStage(settings: ResolvedIpfsSettings): StageDefinition {
+export function credentialsStage(settings: ResolvedIpfsSettings, guard: SecretGuard): StageDefinition {
   return {
     name: CREDENTIALS_STAGE,
     after: 'authenticate',
     create({ limiter, clock, container }) {
-      const verifier = new SecretVerifier({ cacheMs: settings.secretCacheMs, clock, verify: secretCheckOf(container) });
+      const verifier = new SecretVerifier({ cacheMs: settings.secretCacheMs, clock, verify: secretCheckOf(container, guard.worker) });
 
       const failed = async (ctx: RequestContext): Promise<never> => {
         const rate = settings.secretFailuresPerSecond;
@@ -40,7 +42,12 @@ export function credentialsStage(settings: ResolvedIpfsSettings): StageDefinitio
         const secret = ctx.credentials.secret;
         const secretHash = ctx.key?.secretHash;
         if (secret === undefined || secret === '' || secretHash === undefined) throw refuseCredentials();
-        const verified = verifier.verify(ctx.credentials.apiKey ?? '', secret, secretHash);
+        const scope = ctx.credentials.apiKey ?? '';
+        if (!verifier.remembers(scope, secret, secretHash)) {
+          const refused = guard.take(ctx.meta.remoteAddress, clock);
+          if (refused !== undefined) return refused;
+        }
+        const verified = verifier.verify(scope, secret, secretHash);
         if (verified === true) return;
         return verified.then((ok) => (ok ? undefined : failed(ctx)));
       });
