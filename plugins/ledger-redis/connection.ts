@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { ioredis } from './peers.js';
 import { Errors, GatewayError } from '../../core/index.js';
-import { CLAIM_HASH, DEBIT, INSERT, RELEASE_HASH, REFUND, SETTLE, TAKE, TAKE_DEBIT, UPDATE, USAGE } from './scripts.js';
+import { CLAIM_HASH, DEBIT, INSERT, RELEASE_HASH, REFUND, SETTLE, TAKE, TAKE_DEBIT, TAKE_DEBIT_BATCH, UPDATE, USAGE } from './scripts.js';
 import { RedisKeyNames } from './key-names.js';
 import { storeAddress, type ResolvedRedisSettings } from './settings.js';
 import { checkTopology, createRedisClient, seedIsPlainRedis, topologyOf, type AnyRedis, type RedisTopology } from './client.js';
@@ -18,6 +18,8 @@ export interface ScriptCommands {
   tgTake(bucket: string, cost: number, perSecond: number, burst: number, now: number): Promise<[number, number]>;
   /** {@link TAKE_DEBIT} */
   tgTakeDebit(bucket: string, balance: string, marker: string, cost: number, perSecond: number, burst: number, now: number, credits: number, limit: number, ttlMs: number, windowMs: number): Promise<[number, number, number, number]>;
+  /** {@link TAKE_DEBIT_BATCH} */
+  tgTakeDebitBatch(bucket: string, balance: string, marker: string, perSecond: number, burst: number, now: number, limit: number, ttlMs: number, windowMs: number, ...costs: number[]): Promise<number[]>;
   /** {@link USAGE} */
   tgUsage(usage: string, marker: string, ttlMs: number, windowMs: number, ...groups: Array<string | number>): Promise<number>;
   /** {@link INSERT} */
@@ -99,6 +101,7 @@ export class RedisConnection {
       ['tgRefund', 2, REFUND],
       ['tgTake', 1, TAKE],
       ['tgTakeDebit', 3, TAKE_DEBIT],
+      ['tgTakeDebitBatch', 3, TAKE_DEBIT_BATCH],
       ['tgUsage', 2, USAGE],
       ['tgInsert', 1, INSERT],
       ['tgUpdate', 1, UPDATE],
