@@ -80,8 +80,6 @@ export class RedisConnection {
   /** Who waits, in {@link RedisConnection.whenReady}, for Redis to be reachable. */
   readonly #readyWaiters = new Set<() => void>();
   #timer: NodeJS.Timeout | undefined;
-  /** The client's last error, for the message of a failed start. */
-  #lastError = '';
 
   constructor(settings: ResolvedRedisSettings, logger?: Logger) {
     this.settings = settings;
@@ -110,10 +108,7 @@ export class RedisConnection {
     ];
     for (const [name, numberOfKeys, lua] of scripts) this.client.defineCommand(name, { numberOfKeys, lua });
     // ioredis reports connection errors here; without a listener it prints them itself.
-    this.client.on('error', (error: Error & { code?: string }) => {
-      this.#lastError = error.message;
-      this.#wentDown(error.code ?? error.name);
-    });
+    this.client.on('error', (error: Error & { code?: string }) => this.#wentDown(error.code ?? error.name));
     this.client.on('close', () => this.#wentDown('connection closed'));
     this.client.on('ready', () => {
       this.#cameBack();
@@ -222,7 +217,7 @@ export class RedisConnection {
       if (this.topology === 'cluster' && (await seedIsPlainRedis(ioredis, this.settings, Math.min(this.settings.connectTimeoutMs, 1000)))) {
         throw new Error(`Redis at ${this.address} is not a Redis Cluster: name it with --redis <url> (plugins.ledger-redis.url) instead of --redis-cluster`);
       }
-      throw new Error(`cannot reach Redis at ${this.address} within ${this.settings.connectTimeoutMs} ms${this.#lastError === '' ? '' : ` (${this.#lastError})`}`);
+      throw new Error(`cannot reach Redis at ${this.address} within ${this.settings.connectTimeoutMs} ms`);
     }
     try {
       await checkTopology(this.client, this.settings, this.address, { single: '--redis <url> (plugins.ledger-redis.url)', cluster: '--redis-cluster <host:port,…> (plugins.ledger-redis.cluster.nodes)' });

@@ -92,8 +92,7 @@ export class RedisKeyRegistry implements KeyRegistry {
   async stop(): Promise<void> {
     const subscriber = this.#subscriber;
     this.#subscriber = undefined;
-    // Disconnected at once: a QUIT would wait in the offline queue for as long as the subscriber reconnects.
-    subscriber?.disconnect();
+    if (subscriber !== undefined) await subscriber.quit().catch(() => subscriber.disconnect());
   }
 
   find(apiKey: string): ApiKeyRecord | undefined | Promise<ApiKeyRecord | undefined> {
