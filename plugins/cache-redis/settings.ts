@@ -12,7 +12,7 @@ export interface RedisCacheSettings {
    */
   readonly url?: string;
   /** A Redis Cluster instead of one Redis: some of its nodes (`host:port`); the others are discovered. */
-  readonly cluster?: { readonly nodes: readonly string[] };
+  readonly cluster?: RedisCacheClusterSettings;
   /** Redis Sentinel: the sentinels (`host:port`) that name the master called {@link RedisCacheSettings.name}. */
   readonly sentinels?: readonly string[];
   /** The master's name the sentinels watch (with `sentinels`). */
@@ -25,6 +25,12 @@ export interface RedisCacheSettings {
   readonly commandTimeoutMs?: number;
   /** How long the gateway waits for Redis at start, in ms (default 2000); it starts anyway, serving misses until Redis answers. */
   readonly connectTimeoutMs?: number;
+}
+
+/** The `cluster` section of {@link RedisCacheSettings}. */
+export interface RedisCacheClusterSettings {
+  /** Seed nodes, `host:port`. */
+  readonly nodes: readonly string[];
 }
 
 /** Settings with every default applied. */

@@ -50,7 +50,7 @@ export interface ClientBehaviour {
  * Creates the client for `settings` (not yet connected: `lazyConnect`).
  *
  * - One Redis: ioredis on the URL.
- * - Sentinel: ioredis asks the sentinels for the master named `name`, and again after every disconnection,
+ * - Sentinel: ioredis asks the sentinels for the master named `name`, and again at every reconnection,
  *   so a promoted replica is found by itself.
  * - Cluster: ioredis's Cluster client, seeded with `cluster.nodes`; it follows MOVED and ASK redirections
  *   and a failover (a command on a connection that closed is sent again once the slots are refreshed).
@@ -94,8 +94,9 @@ export function createRedisClient(ioredis: IoredisModule, settings: Pick<Resolve
       sentinels: settings.sentinels!.map(hostPort),
       name: settings.name!,
       role: 'master',
-      // Learn of a switch of master from the sentinels' own announcement rather than from a failed command.
-      failoverDetector: true,
+      // ioredis's failover detector keeps its sentinel connections open after disconnect(), so a stopped
+      // gateway would not exit: a switch of master is learnt from the failed command and the reconnection.
+      failoverDetector: false,
       sentinelRetryStrategy: behaviour.retryDelay,
     });
   }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { ioredis } from './peers.js';
 import { Errors, GatewayError } from '../../core/index.js';
-import { CLAIM_HASH, DEBIT, INSERT, RELEASE_HASH, REFUND, SETTLE, TAKE, TAKE_DEBIT, UPDATE, USAGE } from './scripts.js';
+import { CLAIM_HASH, DEBIT, INSERT, RELEASE_HASH, REFUND, SETTLE, TAKE, TAKE_DEBIT, TAKE_DEBIT_BATCH, UPDATE, USAGE } from './scripts.js';
 import { RedisKeyNames } from './key-names.js';
 import { storeAddress, type ResolvedRedisSettings } from './settings.js';
 import { checkTopology, createRedisClient, seedIsPlainRedis, topologyOf, type AnyRedis, type RedisTopology } from './client.js';
@@ -18,6 +18,8 @@ export interface ScriptCommands {
   tgTake(bucket: string, cost: number, perSecond: number, burst: number, now: number): Promise<[number, number]>;
   /** {@link TAKE_DEBIT} */
   tgTakeDebit(bucket: string, balance: string, marker: string, cost: number, perSecond: number, burst: number, now: number, credits: number, limit: number, ttlMs: number, windowMs: number): Promise<[number, number, number, number]>;
+  /** {@link TAKE_DEBIT_BATCH} */
+  tgTakeDebitBatch(bucket: string, balance: string, marker: string, perSecond: number, burst: number, now: number, limit: number, ttlMs: number, windowMs: number, ...costs: number[]): Promise<number[]>;
   /** {@link USAGE} */
   tgUsage(usage: string, marker: string, ttlMs: number, windowMs: number, ...groups: Array<string | number>): Promise<number>;
   /** {@link INSERT} */
@@ -78,8 +80,6 @@ export class RedisConnection {
   /** Who waits, in {@link RedisConnection.whenReady}, for Redis to be reachable. */
   readonly #readyWaiters = new Set<() => void>();
   #timer: NodeJS.Timeout | undefined;
-  /** The client's last error, for the message of a failed start. */
-  #lastError = '';
 
   constructor(settings: ResolvedRedisSettings, logger?: Logger) {
     this.settings = settings;
@@ -99,6 +99,7 @@ export class RedisConnection {
       ['tgRefund', 2, REFUND],
       ['tgTake', 1, TAKE],
       ['tgTakeDebit', 3, TAKE_DEBIT],
+      ['tgTakeDebitBatch', 3, TAKE_DEBIT_BATCH],
       ['tgUsage', 2, USAGE],
       ['tgInsert', 1, INSERT],
       ['tgUpdate', 1, UPDATE],
@@ -107,10 +108,7 @@ export class RedisConnection {
     ];
     for (const [name, numberOfKeys, lua] of scripts) this.client.defineCommand(name, { numberOfKeys, lua });
     // ioredis reports connection errors here; without a listener it prints them itself.
-    this.client.on('error', (error: Error & { code?: string }) => {
-      this.#lastError = error.message;
-      this.#wentDown(error.code ?? error.name);
-    });
+    this.client.on('error', (error: Error & { code?: string }) => this.#wentDown(error.code ?? error.name));
     this.client.on('close', () => this.#wentDown('connection closed'));
     this.client.on('ready', () => {
       this.#cameBack();
@@ -219,7 +217,7 @@ export class RedisConnection {
       if (this.topology === 'cluster' && (await seedIsPlainRedis(ioredis, this.settings, Math.min(this.settings.connectTimeoutMs, 1000)))) {
         throw new Error(`Redis at ${this.address} is not a Redis Cluster: name it with --redis <url> (plugins.ledger-redis.url) instead of --redis-cluster`);
       }
-      throw new Error(`cannot reach Redis at ${this.address} within ${this.settings.connectTimeoutMs} ms${this.#lastError === '' ? '' : ` (${this.#lastError})`}`);
+      throw new Error(`cannot reach Redis at ${this.address} within ${this.settings.connectTimeoutMs} ms`);
     }
     try {
       await checkTopology(this.client, this.settings, this.address, { single: '--redis <url> (plugins.ledger-redis.url)', cluster: '--redis-cluster <host:port,…> (plugins.ledger-redis.cluster.nodes)' });

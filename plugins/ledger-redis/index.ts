@@ -16,7 +16,7 @@ export { RedisCreditLedger } from './redis-credit-ledger.js';
 export { RedisRateLimiter } from './redis-rate-limiter.js';
 export { RedisKeyRegistry, MAX_CACHED_KEYS } from './redis-key-registry.js';
 export { RedisUsageRecorder, MAX_PENDING_USAGE } from './redis-usage-recorder.js';
-export { LEDGER_REDIS_PLUGIN, resolveRedisSettings, redisAddress, storeAddress, hostPort, type RedisLedgerSettings, type RedisClusterSettings, type ResolvedRedisSettings, type UnavailablePolicy } from './settings.js';
+export { LEDGER_REDIS_PLUGIN, resolveRedisSettings, redisAddress, storeAddress, hostPort, type HostPort, type RedisLedgerSettings, type RedisClusterSettings, type ResolvedRedisSettings, type UnavailablePolicy } from './settings.js';
 export * as RedisScripts from './scripts.js';
 export { RedisSharedHeads, RAISE_HEAD } from './shared-heads.js';
 export { RedisFilterStore } from './redis-filter-store.js';

@@ -1,3 +1,4 @@
+import type { TAKE_DEBIT, TAKE_DEBIT_BATCH } from './scripts.js';
 import { MemoryCreditLedger, newDebitId, nextUtcMidnight, utcDay, type Balance, type CreditLedger, type DebitReceipt, type DebitResult, type RateDecision } from '../../core/index.js';
 import type { RedisConnection } from './connection.js';
 import { PendingWrites } from './pending-writes.js';
@@ -32,6 +33,27 @@ interface Prepaid {
   readonly result: DebitResult;
 }
 
+/** A call waiting in a {@link TakeBatch}. */
+interface BatchedTake {
+  readonly cost: number;
+  readonly resolve: (decision: RateDecision) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** The combined takes of one key (same bucket, balance and limits) asked for during one event-loop turn. */
+interface TakeBatch {
+  readonly bucketKey: string;
+  readonly keyId: string;
+  readonly slot: string;
+  readonly day: string;
+  readonly perSecond: number;
+  readonly burst: number;
+  readonly limit: number;
+  /** The latest call's time: the bucket refills up to it. */
+  now: number;
+  readonly takes: BatchedTake[];
+}
+
 /**
  * Daily balances shared by every gateway instance through Redis. A debit is one Lua script (check and
  * take in one atomic step), so two instances can never both spend a key's last credits; a balance key
@@ -40,7 +62,9 @@ interface Prepaid {
  * The gateway's meter takes a key's throughput bucket, then debits it. When the ledger has seen the key's
  * daily limit, the {@link RedisRateLimiter} runs both in one script ({@link RedisCreditLedger.takeAndDebit}),
  * and `debit()` answers from that result without a second round trip; a combined debit that no `debit()`
- * claims within the same event-loop turn is refunded.
+ * claims within the same event-loop turn is refunded. The combined takes of one key that arrive during
+ * one turn of the event loop go to Redis together, as one script that takes them one after the other
+ * ({@link TAKE_DEBIT_BATCH}): under load, one command serves many calls, each charged exactly as alone.
  *
  * While Redis is unreachable the connection's policy applies: `refuse` fails the call with
  * `METERING_UNAVAILABLE`; `allowance` takes the debit from a local allowance and writes it to Redis once
@@ -73,6 +97,9 @@ export class RedisCreditLedger implements CreditLedger {
   /** Combined debits by key id, oldest first, until `debit()` claims them. */
   readonly #prepaid = new Map<string, Prepaid[]>();
   #sweepScheduled = false;
+  /** Combined takes waiting for the end of this event-loop turn, by key, bucket and limits. */
+  readonly #batches = new Map<string, TakeBatch>();
+  #flushScheduled = false;
   #day = '';
   #dayEnds = 0;
 
@@ -140,24 +167,68 @@ export class RedisCreditLedger implements CreditLedger {
   takeAndDebit(bucketKey: string, keyId: string, cost: number, perSecond: number, burst: number, now: number): Promise<RateDecision> | undefined {
     const limit = this.#limits.get(keyId);
     if (limit === undefined || !this.#conn.ready) return undefined;
-    const at = new Date(now);
-    const day = this.#today(at);
+    const day = this.#today(new Date(now));
     const slot = this.#names.balance(day, keyId);
+    const group = `${slot}\n${bucketKey}\n${perSecond}\n${burst}\n${limit}`;
+    let batch = this.#batches.get(group);
+    if (batch === undefined) {
+      batch = { bucketKey, keyId, slot, day, perSecond, burst, limit, now, takes: [] };
+      this.#batches.set(group, batch);
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        // Every call the poll phase of this turn parsed joins the batch; the script goes right after it.
+        setImmediate(() => this.#flushBatches());
+      }
+    }
+    batch.now = Math.max(batch.now, now);
+    const joined = batch;
+    return new Promise((resolve, reject) => joined.takes.push({ cost, resolve, reject }));
+  }
+
+  #flushBatches(): void {
+    this.#flushScheduled = false;
+    const batches = [...this.#batches.values()];
+    this.#batches.clear();
+    for (const batch of batches) this.#sendBatch(batch);
+  }
+
+  /**
+   * Sends a key's batch as one script ({@link TAKE_DEBIT_BATCH} under one id: the calls' debits are
+   * `<id>.<n>`, each refundable by itself), or as {@link TAKE_DEBIT} when it holds one call.
+   */
+  #sendBatch(batch: TakeBatch): void {
+    const { bucketKey, keyId, slot, day, perSecond, burst, limit, now, takes } = batch;
     const id = newDebitId();
-    return this.#conn.client.tgTakeDebit(bucketKey, slot, this.#names.markerBeside(slot, id), cost, perSecond, burst, now, cost, limit, this.#dayEnds - now + this.#retainMs, this.#windowMs).then(
-      ([passed, retryAfterMs, ok, used]): RateDecision => {
-        if (passed !== 1) return { ok: false, retryAfterMs };
-        if (ok === 2) throw this.#conn.unavailable();
-        this.#lastUsed.set(slot, used);
-        const result: DebitResult =
-          ok === 1 ? { ok: true, receipt: { id, keyId, day, credits: cost }, remaining: limit - used } : { ok: false, remaining: Math.max(0, limit - used), resetsAt: nextUtcMidnight(at) };
-        this.#hold(keyId, { credits: cost, limit, day, result });
-        return { ok: true };
+    const marker = this.#names.markerBeside(slot, id);
+    const ttlMs = this.#dayEnds - now + this.#retainMs;
+    const sent =
+      takes.length === 1
+        ? this.#conn.client.tgTakeDebit(bucketKey, slot, marker, takes[0]!.cost, perSecond, burst, now, takes[0]!.cost, limit, ttlMs, this.#windowMs)
+        : this.#conn.client.tgTakeDebitBatch(bucketKey, slot, marker, perSecond, burst, now, limit, ttlMs, this.#windowMs, ...takes.map((take) => take.cost));
+    sent.then(
+      (answer) => {
+        if (answer[0] === -1) {
+          for (const take of takes) take.reject(this.#conn.unavailable());
+          return;
+        }
+        const at = new Date(now);
+        takes.forEach((take, i) => {
+          const [passed, retryAfterMs, ok, used] = answer.slice(i * 4, i * 4 + 4) as [number, number, number, number];
+          if (passed !== 1) return take.resolve({ ok: false, retryAfterMs });
+          // A cancelled single debit (2) is a failure too; taken again by a resend (1) is a success.
+          if (ok === 2) return take.reject(this.#conn.unavailable());
+          this.#lastUsed.set(slot, used);
+          const receipt: DebitReceipt = { id: takes.length === 1 ? id : `${id}.${i}`, keyId, day, credits: take.cost };
+          const result: DebitResult = ok === 1 ? { ok: true, receipt, remaining: limit - used } : { ok: false, remaining: Math.max(0, limit - used), resetsAt: nextUtcMidnight(at) };
+          this.#hold(keyId, { credits: take.cost, limit, day, result });
+          take.resolve({ ok: true });
+        });
       },
       (error: unknown) => {
         this.#conn.failed(error);
-        this.#cancel(slot, id, cost);
-        throw error;
+        // The whole batch is cancelled by its id: what it took is given back if it ran, and it becomes a no-op if not.
+        this.#cancel(slot, id, takes.reduce((sum, take) => sum + take.cost, 0));
+        for (const take of takes) take.reject(error);
       },
     );
   }

@@ -41,15 +41,19 @@ return used`;
  * KEYS: balance, debit marker. ARGV: credits, whether the debit is known to have been taken (1|0),
  * idempotency window (ms). Gives a debit back once: never below zero, never re-creating an expired day.
  * A debit whose outcome is unknown (its command timed out) and that Redis has not seen is cancelled
- * instead: its marker makes it a no-op should it still arrive.
+ * instead: its marker makes it a no-op should it still arrive. With a batch's marker
+ * ({@link TAKE_DEBIT_BATCH}), the credits the batch took are given back, whatever `credits` says.
  */
 export const REFUND = `
 local mark = redis.call('GET', KEYS[2])
 if mark == 'r' then return 0 end
 redis.call('SET', KEYS[2], 'r', 'PX', ARGV[3])
 if not mark and ARGV[2] ~= '1' then return 0 end
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local used = redis.call('DECRBY', KEYS[1], ARGV[1])
+local credits = ARGV[1]
+-- A batch's marker holds what the batch took: cancelling the batch gives back exactly that.
+if mark and string.sub(mark, 1, 1) == '{' then credits = cjson.decode(mark).t end
+if tonumber(credits) == 0 or redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local used = redis.call('DECRBY', KEYS[1], credits)
 if used < 0 then
   redis.call('SET', KEYS[1], '0', 'KEEPTTL')
   return 0
@@ -170,3 +174,62 @@ used = redis.call('INCRBY', KEYS[2], credits)
 redis.call('PEXPIRE', KEYS[2], ARGV[7])
 redis.call('SET', KEYS[3], ARGV[5], 'PX', ARGV[8])
 return {1, 0, 1, used}`;
+
+/**
+ * KEYS: bucket, balance, batch marker. ARGV: tokens per second, burst, now (ms), daily limit, time to
+ * live of the balance (ms), idempotency window (ms), then the cost of each call of the batch. The calls
+ * of one key that arrived in one turn of the gateway's event loop, each taken as {@link TAKE_DEBIT} would
+ * take it, in order, in one atomic step: for each call `passed (1|0), retry after ms, taken (1|0), used`.
+ * The marker keeps the answer (and the credits taken, for a cancellation), so the same batch sent again
+ * gets the same answer and changes nothing; `{-1}` when the batch was cancelled before it arrived.
+ */
+export const TAKE_DEBIT_BATCH = `
+local mark = redis.call('GET', KEYS[3])
+if mark == 'r' then return {-1} end
+if mark then return cjson.decode(mark).o end
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
+local limit = tonumber(ARGV[4])
+local state = redis.call('HMGET', KEYS[1], 't', 'a')
+local tokens = tonumber(state[1])
+local at = tonumber(state[2])
+if tokens == nil or at == nil then
+  tokens = burst
+  at = now
+elseif now > at then
+  tokens = math.min(burst, tokens + (now - at) / 1000 * rate)
+  at = now
+end
+local used = tonumber(redis.call('GET', KEYS[2]) or '0')
+local out = {}
+local taken = 0
+local tookTokens = false
+for i = 7, #ARGV do
+  local cost = tonumber(ARGV[i])
+  local need = math.min(cost, burst)
+  if tokens >= need then
+    tokens = tokens - need
+    tookTokens = true
+    if used + cost <= limit then
+      used = used + cost
+      taken = taken + cost
+      out[#out + 1] = 1; out[#out + 1] = 0; out[#out + 1] = 1
+    else
+      out[#out + 1] = 1; out[#out + 1] = 0; out[#out + 1] = 0
+    end
+  else
+    out[#out + 1] = 0; out[#out + 1] = math.ceil((need - tokens) / rate * 1000); out[#out + 1] = 0
+  end
+  out[#out + 1] = used
+end
+if tookTokens then
+  redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'a', string.format('%d', at))
+  redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+end
+if taken > 0 then
+  redis.call('INCRBY', KEYS[2], taken)
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+end
+redis.call('SET', KEYS[3], cjson.encode({t = taken, o = out}), 'PX', ARGV[6])
+return out`;

@@ -154,8 +154,16 @@ export function resolveRedisSettings(sources: ReadonlyArray<object | undefined>,
   return validateSettings<ResolvedRedisSettings>(SETTINGS_SCHEMA, sources, where, topologyProblems);
 }
 
+/** A node's address. */
+export interface HostPort {
+  /** Host name or address (an IPv6 one without brackets). */
+  readonly host: string;
+  /** Port. */
+  readonly port: number;
+}
+
 /** Parses `host:port` (see the schema's pattern); an IPv6 host loses its brackets. */
-export function hostPort(value: string): { host: string; port: number } {
+export function hostPort(value: string): HostPort {
   const at = value.lastIndexOf(':');
   const host = value.slice(0, at);
   return { host: host.startsWith('[') ? host.slice(1, -1) : host, port: Number(value.slice(at + 1)) };
