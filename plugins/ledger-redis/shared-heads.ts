@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { HeadKey, HeadListener, SharedHeads } from '../../core/index.js';
 import { ioredis } from './peers.js';
+import { createRedisClient, type AnyRedis } from './client.js';
 import type { ResolvedRedisSettings } from './settings.js';
 
 /**
@@ -17,7 +17,7 @@ redis.call('PUBLISH', ARGV[3], ARGV[4])
 return tonumber(ARGV[2])
 `;
 
-type HeadsClient = Redis & { tgRaiseHead(hash: string, scope: string, head: number, channel: string, message: string): Promise<number> };
+type HeadsClient = AnyRedis & { tgRaiseHead(hash: string, scope: string, head: number, channel: string, message: string): Promise<number> };
 
 /**
  * {@link SharedHeads} through Redis, for several gateway instances: each network's heads live in one
@@ -37,7 +37,7 @@ export class RedisSharedHeads implements SharedHeads {
   readonly #channel: string;
   #networks: readonly string[] = [];
   #client: HeadsClient | undefined;
-  #subscriber: Redis | undefined;
+  #subscriber: AnyRedis | undefined;
 
   constructor(settings: ResolvedRedisSettings, logger?: Logger) {
     this.#settings = settings;
@@ -74,18 +74,17 @@ export class RedisSharedHeads implements SharedHeads {
   /** Connects, subscribes to rises and loads the stored heads of `networks`. */
   async start(networks: readonly string[]): Promise<void> {
     this.#networks = networks;
-    const options = {
-      lazyConnect: true,
-      connectTimeout: this.#settings.connectTimeoutMs,
-      commandTimeout: this.#settings.commandTimeoutMs,
-      maxRetriesPerRequest: 0,
-      enableOfflineQueue: false,
-      retryStrategy: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 5), 1000),
-    };
-    const client = new ioredis.Redis(this.#settings.url, options) as HeadsClient;
+    // One Redis, Sentinel or a Cluster, as the store's own connection: the heads live where the balances do.
+    const client = createRedisClient(ioredis, this.#settings, {
+      commandTimeoutMs: this.#settings.commandTimeoutMs,
+      connectTimeoutMs: this.#settings.connectTimeoutMs,
+      autoPipelining: false,
+      retryDelay: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 5), 1000),
+    }) as HeadsClient;
     client.defineCommand('tgRaiseHead', { numberOfKeys: 1, lua: RAISE_HEAD });
-    // A subscriber connection cannot time commands out: it waits for messages.
-    const subscriber = new ioredis.Redis(this.#settings.url, { ...options, commandTimeout: undefined, enableOfflineQueue: true });
+    // A subscriber waits for messages: it may queue its SUBSCRIBE until connected. A Cluster client
+    // subscribes through one node and moves the subscription when that node fails.
+    const subscriber: AnyRedis = client instanceof ioredis.Redis ? client.duplicate({ enableOfflineQueue: true, lazyConnect: true }) : client.duplicate(undefined, { enableOfflineQueue: true, lazyConnect: true });
     this.#client = client;
     this.#subscriber = subscriber;
     for (const connection of [client, subscriber]) connection.on('error', (error: Error) => this.#logger?.debug({ reason: error.message }, 'shared heads connection error'));
