@@ -1,5 +1,5 @@
 // Checks what the type checker cannot: the core's imports form no cycle (type-only imports included)
-// and point down its layers, and no core file names a network, protocol, transport or store in code.
+// and follow the folder table below, and no core file names a network, protocol, transport or store in code.
 // Usage: node --import tsx .ci/check-core.ts   (exit 1 and one line per problem when a check fails)
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -8,20 +8,45 @@ import ts from 'typescript';
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const core = join(root, 'core');
 
-/** Folders of the core, bottom first: a file may import from its own layer or a lower one. */
-const LAYERS = ['leaves', 'model', 'implementations', 'pipeline', 'engine'];
+/**
+ * The core's folders, each named for what it holds, and the folders each may import. A new arrow between
+ * folders is a design decision: add it here, and to the table in docs/architecture.md, in the same change.
+ * `types` is `core/types.ts`, the contracts that refer to each other (networks, methods, upstreams, the
+ * request context); the package's entry files (`core/index.ts`, `core/*-api.ts`) may import anything and
+ * nothing in the core imports them.
+ */
+export const FOLDER_IMPORTS: Readonly<Record<string, readonly string[]>> = {
+  util: [],
+  config: [],
+  errors: ['jsonrpc'],
+  http: [],
+  types: ['config', 'context', 'errors', 'jsonrpc', 'keys', 'metering', 'network', 'upstream', 'util'],
+  keys: ['config', 'errors', 'plugin', 'types', 'util'],
+  usage: ['metering', 'types', 'util'],
+  metering: ['keys', 'types', 'usage', 'util'],
+  context: ['errors', 'keys', 'metering', 'plugin', 'types'],
+  jsonrpc: ['context', 'errors', 'plugin', 'types', 'upstream'],
+  upstream: ['config', 'context', 'errors', 'jsonrpc', 'metering', 'pipeline', 'plugin', 'types'],
+  network: ['config', 'context', 'jsonrpc', 'pipeline', 'plugin', 'types', 'upstream', 'util'],
+  pipeline: ['config', 'context', 'errors', 'jsonrpc', 'keys', 'metering', 'plugin', 'types', 'upstream', 'util'],
+  plugin: ['config', 'jsonrpc', 'keys', 'metering', 'network', 'pipeline', 'types', 'upstream', 'usage', 'util'],
+  gateway: ['config', 'context', 'errors', 'jsonrpc', 'keys', 'metering', 'network', 'pipeline', 'plugin', 'types', 'upstream', 'usage', 'util'],
+};
+
+const ENTRY = '(entry)';
 
 /** Words that belong to plugins: networks, node software, wire protocols of transports, stores. */
 const FORBIDDEN = /\b(evm|eth_\w+|ethereum|solana|polygon|bor_\w+|ipfs|kubo|helia|anvil|litesvm|sqlite|redis|websocket|execution reverted|blockNumber|getSlot)\b|\/v3\b|\/ws\/|\/api\/v0/i;
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+/** The table's name for where a core file sits: its top folder, `types`, or the entry files at the root. */
+export function folderOf(dir: string, file: string): string {
+  const parts = relative(dir, file).split('/');
+  if (parts.length > 1) return parts[0]!;
+  return parts[0] === 'types.ts' ? 'types' : ENTRY;
 }
 
-function layerOf(dir: string, file: string): number {
-  const top = relative(dir, file).split('/')[0]!;
-  const at = LAYERS.indexOf(top);
-  return at === -1 ? LAYERS.length : at; // index.ts sits on top of everything
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
 }
 
 /** Relative imports and re-exports of a file, type-only ones included, resolved to files. */
@@ -90,36 +115,43 @@ function cycles(graph: Map<string, string[]>): string[][] {
 
 export interface CoreProblems {
   readonly cycles: string[][];
-  readonly upward: string[];
+  readonly folders: string[];
   readonly names: string[];
 }
 
 /** Runs every check over `dir` (the core by default). */
 export function checkCore(dir = core): CoreProblems {
   const graph = new Map<string, string[]>();
-  const upward: string[] = [];
+  const folders: string[] = [];
   const names: string[] = [];
   for (const file of filesUnder(dir)) {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const imports = importsOf(file, source);
     graph.set(file, imports.filter((i) => i.startsWith(dir)));
     for (const target of imports) {
-      if (target.startsWith(dir) && layerOf(dir, target) > layerOf(dir, file)) upward.push(`${relative(root, file)} imports ${relative(root, target)} from a layer above it`);
+      if (!target.startsWith(dir)) continue;
+      const from = folderOf(dir, file);
+      const to = folderOf(dir, target);
+      if (from === to || from === ENTRY) continue;
+      const allowed = FOLDER_IMPORTS[from];
+      if (allowed === undefined) folders.push(`${relative(root, file)} sits in core/${from}/, a folder the table in .ci/check-core.ts does not list`);
+      else if (to === ENTRY) folders.push(`${relative(root, file)} imports the package entry ${relative(root, target)}`);
+      else if (!allowed.includes(to)) folders.push(`${relative(root, file)} imports ${relative(root, target)}: core/${from}/ may not import core/${to}/ (see FOLDER_IMPORTS)`);
     }
     for (const token of codeOf(source)) {
       const match = FORBIDDEN.exec(token.text);
       if (match !== null) names.push(`${relative(root, file)}:${token.line} names "${match[0]}"`);
     }
   }
-  return { cycles: cycles(graph).map((c) => c.map((f) => relative(root, f))), upward, names };
+  return { cycles: cycles(graph).map((c) => c.map((f) => relative(root, f))), folders, names };
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
   const problems = checkCore();
   for (const cycle of problems.cycles) console.log(`import cycle: ${cycle.join(' <-> ')}`);
-  for (const line of problems.upward) console.log(`layers: ${line}`);
+  for (const line of problems.folders) console.log(`folders: ${line}`);
   for (const line of problems.names) console.log(`network names: ${line}`);
-  const count = problems.cycles.length + problems.upward.length + problems.names.length;
-  console.log(count === 0 ? 'core check: no import cycle, layers point down, no network names' : `core check: ${count} problem(s)`);
+  const count = problems.cycles.length + problems.folders.length + problems.names.length;
+  console.log(count === 0 ? 'core check: no file import cycle, folder imports as tabled, no network names' : `core check: ${count} problem(s)`);
   process.exitCode = count === 0 ? 0 : 1;
 }

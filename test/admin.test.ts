@@ -1,6 +1,6 @@
 import t from 'tap';
 import { request } from 'undici';
-import { verifySecret } from '../core/index.js';
+import { verifySecret } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { ledgerSqlite } from '../plugins/ledger-sqlite/index.js';

@@ -1,8 +1,10 @@
 import t from 'tap';
-import { Tokens, type CreditLedger, type UsageRecorder } from '../core/index.js';
+import { Tokens } from '../core/plugin-api.js';
+import { type CreditLedger, type UsageRecorder } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
-import { responseCache, CACHE_HEADER } from '../plugins/cache/index.js';
+import { responseCache } from '../plugins/cache/index.js';
+import { CACHE_HEADER } from '../plugins/cache/response-cache.js';
 import { metrics } from '../plugins/metrics/index.js';
 import { startAnvil } from '@tollgate/devnet';
 import { startTestGateway } from './helpers/gateway.js';

@@ -1,8 +1,11 @@
 import t from 'tap';
-import { step, Tokens, type CreditLedger, type RequestContext, type TollgatePlugin } from '../core/index.js';
+import { step, Tokens, type RequestContext } from '../core/plugin-api.js';
+import { type CreditLedger } from '../core/store-api.js';
+import { type TollgatePlugin } from '../core/index.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
-import { responseCache, CACHE_HEADER } from '../plugins/cache/index.js';
+import { responseCache } from '../plugins/cache/index.js';
+import { CACHE_HEADER } from '../plugins/cache/response-cache.js';
 import { startAnvil } from '@tollgate/devnet';
 import { startTestGateway } from './helpers/gateway.js';
 import { startCountingRelay } from './helpers/counting-relay.js';

@@ -4,7 +4,8 @@
  */
 import t from 'tap';
 import pino from 'pino';
-import { RedisCacheStore, resolveRedisCacheSettings } from '../plugins/cache-redis/index.js';
+import { RedisCacheStore } from '../plugins/cache-redis/index.js';
+import { resolveRedisCacheSettings } from '../plugins/cache-redis/settings.js';
 import { startRedisCluster } from './helpers/redis-cluster.js';
 
 const cluster = await startRedisCluster();

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
-import { responseCache, CACHE_HEADER } from '../plugins/cache/index.js';
+import { responseCache } from '../plugins/cache/index.js';
+import { CACHE_HEADER } from '../plugins/cache/response-cache.js';
 import { startTestGateway } from './helpers/gateway.js';
 import { post } from './helpers/json-rpc.js';
 import { recordedExchanges, type RecordedExchange } from './helpers/fixtures.js';

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { httpTransport } from '../plugins/http/index.js';
 import { solanaFamily } from '../plugins/solana/index.js';
-import { responseCache, CACHE_HEADER } from '../plugins/cache/index.js';
+import { responseCache } from '../plugins/cache/index.js';
+import { CACHE_HEADER } from '../plugins/cache/response-cache.js';
 import { LiteSvmNode, startLiteSvmServer, SYSTEM_PROGRAM_ID } from '@tollgate/devnet';
 import { startTestGateway } from './helpers/gateway.js';
 import { startCountingRelay } from './helpers/counting-relay.js';

@@ -1,7 +1,13 @@
 import t from 'tap';
-import { answerMember, canonicalParams, envelope, MemoryCacheStore, resolveCacheSettings, type ChainHead } from '../plugins/cache/index.js';
-import { EVM_CACHE_POLICIES, blockScope } from '../plugins/evm/index.js';
-import { SOLANA_CACHE_POLICIES, SOLANA_CACHE_TTL_MS } from '../plugins/solana/index.js';
+import { MemoryCacheStore } from '../plugins/cache/index.js';
+import { answerMember, envelope } from '../plugins/cache/envelope.js';
+import { canonicalParams } from '../plugins/cache/cache-key.js';
+import { resolveCacheSettings } from '../plugins/cache/settings.js';
+import { type ChainHead } from '../core/plugin-api.js';
+import { EVM_CACHE_POLICIES } from '../plugins/evm/index.js';
+import { blockScope } from '../plugins/evm/cache-policies.js';
+import { SOLANA_CACHE_POLICIES } from '../plugins/solana/index.js';
+import { SOLANA_CACHE_TTL_MS } from '../plugins/solana/cache-policies.js';
 
 const head: ChainHead = { number: 100, hash: '0xaa', parentHash: '0xbb', finalized: 36 };
 

@@ -1,7 +1,8 @@
 import t from 'tap';
-import { CancelToken } from '../core/leaves/cancel-signal.js';
-import type { ContextInit, Network } from '../core/index.js';
-import { CallContext } from '../core/implementations/call-context.js';
+import { CancelToken } from '../core/context/cancel-signal.js';
+import type { ContextInit } from '../core/transport-api.js';
+import type { Network } from '../core/plugin-api.js';
+import { CallContext } from '../core/context/call-context.js';
 
 // A call's cancellation is a small token, not an AbortController per call; it must still behave like
 // the part of an AbortSignal that requests use, and ctx.signal must follow it.

@@ -9,7 +9,8 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, interpolateEnv, loadConfigFile } from '../core/index.js';
+import { ConfigError, loadConfigFile } from '../core/index.js';
+import { interpolateEnv } from '../core/plugin-api.js';
 import { TSX_NODE_ARGS } from './helpers/tsx-node-args.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'tollgate-config-env-'));

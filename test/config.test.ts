@@ -3,7 +3,7 @@ import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveConfig, loadConfigFile, ConfigError } from '../core/index.js';
-import { defaultPlans } from '../core/leaves/config/default-plans.js';
+import { defaultPlans } from '../core/config/default-plans.js';
 
 const minimal = { networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: 'http://127.0.0.1:8545' }] }] };
 

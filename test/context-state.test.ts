@@ -1,6 +1,7 @@
 import t from 'tap';
-import { ContextKey, ContextState, Errors, GatewayError, keyOf, methodOf, planOf, replyOf, servedByOf, type RequestContext } from '../core/index.js';
-import { candidatesOf } from '../core/model/context-access.js';
+import { ContextKey, ContextState, keyOf, methodOf, planOf, replyOf, servedByOf, type RequestContext } from '../core/plugin-api.js';
+import { Errors, GatewayError } from '../core/index.js';
+import { candidatesOf } from '../core/context/context-access.js';
 
 // A context key is written once: a second plugin (or a stage run twice) cannot silently overwrite it.
 

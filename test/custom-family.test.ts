@@ -1,5 +1,7 @@
 import t from 'tap';
-import { Tokens, type MethodDefinition, type NetworkFamily, type TollgatePlugin, type CreditLedger } from '../core/index.js';
+import { Tokens, type MethodDefinition, type NetworkFamily } from '../core/plugin-api.js';
+import { type TollgatePlugin } from '../core/index.js';
+import { type CreditLedger } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { devnet } from '@tollgate/devnet';
 import { startTestGateway } from './helpers/gateway.js';

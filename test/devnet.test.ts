@@ -6,7 +6,8 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { container as rootContainer } from 'tsyringe';
 import { request } from 'undici';
-import { ConfigError, Tokens, resolveConfig, type EmbeddedUpstreamProvider, type NetworkConfig } from '../core/index.js';
+import { ConfigError, resolveConfig, type NetworkConfig } from '../core/index.js';
+import { Tokens, type EmbeddedUpstreamProvider } from '../core/plugin-api.js';
 import {
   AnvilStartError,
   SEED_CONTRACT,

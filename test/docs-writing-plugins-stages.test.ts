@@ -3,7 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { firstValueFrom } from 'rxjs';
-import { createGateway, Errors, Tokens, type Gateway, type RequestContext, type TollgatePlugin } from '../core/index.js';
+import { createGateway, Errors, type Gateway, type TollgatePlugin } from '../core/index.js';
+import { Tokens, type RequestContext } from '../core/plugin-api.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { startTinyUpstream } from './helpers/tiny-upstream.js';
 

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { createServer, type Socket } from 'node:net';
 import { createPublicClient, http } from 'viem';
-import { Tokens, type CreditLedger } from '../core/index.js';
+import { Tokens } from '../core/plugin-api.js';
+import { type CreditLedger } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { devnet } from '@tollgate/devnet';

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { Tokens, type CreditLedger } from '../core/index.js';
+import { Tokens } from '../core/plugin-api.js';
+import { type CreditLedger } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { startAnvil } from '@tollgate/devnet';

@@ -6,16 +6,23 @@ import {
   Errors,
   GatewayError,
   resolveConfig,
+  type JsonRpcResponse,
+} from '../core/index.js';
+import {
   Tokens,
   type Clock,
-  type JsonRpcResponse,
   type LimitsInput,
   type MethodDefinition,
   type NetworkFamily,
   type NetworkRuntime,
   type RequestContext,
-} from '../core/index.js';
-import { BLOCK_GAS_LIMIT_STATE_KEY, blockNumberHead, countLogFilterParams, createEvmFamily, evmFamily, isRevert, resolveEvmSettings, type EvmFamilyOptions } from '../plugins/evm/index.js';
+} from '../core/plugin-api.js';
+import { evmFamily, type EvmFamilyOptions } from '../plugins/evm/index.js';
+import { BLOCK_GAS_LIMIT_STATE_KEY } from '../plugins/evm/block-gas-limit.js';
+import { blockNumberHead, isRevert } from '../plugins/evm/answers.js';
+import { countLogFilterParams } from '../plugins/evm/get-logs-limits.js';
+import { createEvmFamily } from '../plugins/evm/family.js';
+import { resolveEvmSettings } from '../plugins/evm/options.js';
 import { polygonFamily } from '../plugins/polygon/index.js';
 
 const ADDRESS = `0x${'a1'.repeat(20)}`;

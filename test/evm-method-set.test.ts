@@ -1,7 +1,11 @@
 import t from 'tap';
-import { Errors, Tokens, type CreditLedger } from '../core/index.js';
+import { Errors } from '../core/index.js';
+import { Tokens } from '../core/plugin-api.js';
+import { type CreditLedger } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
-import { evmFamily, EVM_DEBUG_METHODS, EVM_STANDARD_METHODS } from '../plugins/evm/index.js';
+import { evmFamily } from '../plugins/evm/index.js';
+import { EVM_DEBUG_METHODS } from '../plugins/evm/debug-methods.js';
+import { EVM_STANDARD_METHODS } from '../plugins/evm/standard-methods.js';
 import { startAnvil } from '@tollgate/devnet';
 import { startTestGateway } from './helpers/gateway.js';
 import { startCountingRelay } from './helpers/counting-relay.js';

@@ -2,9 +2,10 @@ import t from 'tap';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { MethodDefinition } from '../core/index.js';
-import { compileParams, type ParamsValidator } from '../core/implementations/compile-params.js';
-import { createEvmFamily, resolveEvmSettings } from '../plugins/evm/index.js';
+import type { MethodDefinition } from '../core/plugin-api.js';
+import { compileParams, type ParamsValidator } from '../core/network/compile-params.js';
+import { createEvmFamily } from '../plugins/evm/family.js';
+import { resolveEvmSettings } from '../plugins/evm/options.js';
 import { createPolygonFamily } from '../plugins/polygon/index.js';
 
 const family = createEvmFamily(resolveEvmSettings());

@@ -1,9 +1,9 @@
 import t from 'tap';
-import { Tokens } from '../core/index.js';
-import { CircuitBreaker } from '../core/leaves/circuit-breaker.js';
-import { isCapacityError } from '../core/implementations/json-rpc-protocol.js';
-import type { FailoverSelector } from '../core/implementations/upstream/failover-selector.js';
-import { isRevert } from '../plugins/evm/index.js';
+import { Tokens } from '../core/plugin-api.js';
+import { CircuitBreaker } from '../core/upstream/circuit-breaker.js';
+import { isCapacityError } from '../core/jsonrpc/json-rpc-protocol.js';
+import type { FailoverSelector } from '../core/upstream/failover-selector.js';
+import { isRevert } from '../plugins/evm/answers.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { startTestGateway } from './helpers/gateway.js';

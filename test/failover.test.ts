@@ -1,6 +1,7 @@
 import t from 'tap';
-import { Tokens, type CreditLedger } from '../core/index.js';
-import type { FailoverSelector } from '../core/implementations/upstream/failover-selector.js';
+import { Tokens } from '../core/plugin-api.js';
+import { type CreditLedger } from '../core/store-api.js';
+import type { FailoverSelector } from '../core/upstream/failover-selector.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { startAnvil, type AnvilInstance } from '@tollgate/devnet';

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryFilterStore, type FilterStore } from '../core/index.js';
+import { MemoryFilterStore, type FilterStore } from '../core/plugin-api.js';
 import { createRedisStore, RedisFilterStore } from '../plugins/ledger-redis/index.js';
 import { openSqliteStore, SqliteFilterStore } from '../plugins/ledger-sqlite/index.js';
 import { startRedisServer } from './helpers/redis-server.js';

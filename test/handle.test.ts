@@ -3,7 +3,8 @@ import t from 'tap';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { firstValueFrom, of, timeout } from 'rxjs';
-import { createGateway, Tokens, type JsonRpcOutput } from '../core/index.js';
+import { createGateway, type JsonRpcOutput } from '../core/index.js';
+import { Tokens } from '../core/plugin-api.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { until } from './helpers/until.js';
 

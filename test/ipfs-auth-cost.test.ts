@@ -5,9 +5,11 @@
  */
 import t from 'tap';
 import { request } from 'undici';
-import { Tokens, verifySecret, type KeyStore, type TollgatePlugin } from '../core/index.js';
-import { isSecretHash } from '../core/leaves/secret-hash.js';
-import { IPFS_SECRET_CHECK } from '../plugins/ipfs/index.js';
+import { Tokens } from '../core/plugin-api.js';
+import { verifySecret, type KeyStore } from '../core/store-api.js';
+import { type TollgatePlugin } from '../core/index.js';
+import { isSecretHash } from '../core/keys/secret-hash.js';
+import { IPFS_SECRET_CHECK } from '../plugins/ipfs/secret-check.js';
 import { IPFS_KEY, IPFS_SECRET, NO_SECRET_KEY, basic, startIpfsGateway } from './helpers/ipfs-gateway.js';
 
 /** Every verification the gateway runs: the secret's hash it was checked against. */

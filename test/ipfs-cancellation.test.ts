@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { request } from 'node:http';
-import { Tokens } from '../core/index.js';
+import { Tokens } from '../core/plugin-api.js';
 import { basic, IPFS_KEY, IPFS_SECRET, startIpfsGateway } from './helpers/ipfs-gateway.js';
 import { startKuboStub } from './helpers/kubo-stub.js';
 import { until } from './helpers/until.js';

@@ -2,7 +2,8 @@ import t from 'tap';
 import { createHash } from 'node:crypto';
 import { create } from 'kubo-rpc-client';
 import { request } from 'undici';
-import { MemoryUsageRecorder, Tokens, utcDay } from '../core/index.js';
+import { MemoryUsageRecorder, utcDay } from '../core/store-api.js';
+import { Tokens } from '../core/plugin-api.js';
 import { startIpfsGateway } from './helpers/ipfs-gateway.js';
 
 // kubo-rpc-client, the JavaScript client of kubo's RPC, against the gateway's file-storage API with the

@@ -1,6 +1,8 @@
 import t from 'tap';
-import { hashSecret, verifySecret, createGateway, Tokens, type KeyStore } from '../core/index.js';
-import { hashSecretSync, isSecretHash } from '../core/leaves/secret-hash.js';
+import { hashSecret, verifySecret, type KeyStore } from '../core/store-api.js';
+import { createGateway } from '../core/index.js';
+import { Tokens } from '../core/plugin-api.js';
+import { hashSecretSync, isSecretHash } from '../core/keys/secret-hash.js';
 
 t.test('a hashed secret verifies, a wrong one does not, and the form is scrypt$salt$hash', async (t) => {
   const hash = await hashSecret('correct horse battery');

@@ -8,7 +8,7 @@ import { request } from 'undici';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { relay } from '../plugins/ipfs/index.js';
+import { relay } from '../plugins/ipfs/relay.js';
 import { basic, startIpfsGateway } from './helpers/ipfs-gateway.js';
 import { CAT_HEADERS, patternDigest, startKuboStub, writePattern } from './helpers/kubo-stub.js';
 import { TSX_NODE_ARGS } from './helpers/tsx-node-args.js';

@@ -4,7 +4,7 @@
  * nothing, nor does a usage write or a settlement sent twice.
  */
 import t from 'tap';
-import { MemoryCreditLedger } from '../core/index.js';
+import { MemoryCreditLedger } from '../core/store-api.js';
 import { createRedisStore } from '../plugins/ledger-redis/index.js';
 import { redisAvailable, startRedisServer } from './helpers/redis-server.js';
 

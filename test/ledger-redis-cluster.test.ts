@@ -4,10 +4,12 @@
  * (credits charged = answers delivered) through a master's SIGKILL and a slot migration under load.
  */
 import t, { type Test } from 'tap';
-import { apiKeyHash, createGateway, type GatewayConfigInput, type StoredKey } from '../core/index.js';
+import { apiKeyHash, type StoredKey } from '../core/store-api.js';
+import { createGateway, type GatewayConfigInput } from '../core/index.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
-import { createRedisStore, hashTag, ledgerRedis, type RedisStore } from '../plugins/ledger-redis/index.js';
+import { createRedisStore, ledgerRedis, type RedisStore } from '../plugins/ledger-redis/index.js';
+import { hashTag } from '../plugins/ledger-redis/key-names.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { post, rpc } from './helpers/json-rpc.js';
 import { startTinyUpstream } from './helpers/tiny-upstream.js';

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { Agent, request } from 'undici';
-import { ConfigError, utcDay, type GatewayConfigInput } from '../core/index.js';
+import { ConfigError, type GatewayConfigInput } from '../core/index.js';
+import { utcDay } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { createRedisStore, ledgerRedis, type RedisStore } from '../plugins/ledger-redis/index.js';

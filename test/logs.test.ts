@@ -1,6 +1,7 @@
 import t from 'tap';
 import { request } from 'undici';
-import { createGateway, keyIdOf } from '../core/index.js';
+import { createGateway } from '../core/index.js';
+import { keyIdOf } from '../core/plugin-api.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { ledgerSqlite } from '../plugins/ledger-sqlite/index.js';

@@ -3,7 +3,7 @@ import t from 'tap';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGateway, type Gateway } from '../core/index.js';
-import { normalizePrefix, urlUnderPrefix } from '../core/leaves/mount.js';
+import { normalizePrefix, urlUnderPrefix } from '../core/gateway/mount.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { wsTransport } from '../plugins/ws/index.js';
 import { evmFamily } from '../plugins/evm/index.js';

@@ -6,7 +6,8 @@ import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trac
 import { ConfigError } from '../core/index.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { wsTransport } from '../plugins/ws/index.js';
-import { EVM_METHODS, evmFamily } from '../plugins/evm/index.js';
+import { evmFamily } from '../plugins/evm/index.js';
+import { EVM_METHODS } from '../plugins/evm/methods.js';
 import { devnet } from '@tollgate/devnet';
 import { otel } from '../plugins/otel/index.js';
 import { startTestGateway } from './helpers/gateway.js';

@@ -1,9 +1,22 @@
 import t from 'tap';
 import { firstValueFrom } from 'rxjs';
 import {
-  ContextKey, Errors, GatewayError, Tokens, step, orderStages, MemoryUsageRecorder,
-  type CreditLedger, type MethodDefinition, type StageDefinition, type TollgatePlugin,
+  ContextKey,
+  Tokens,
+  step,
+  orderStages,
+  type MethodDefinition,
+  type StageDefinition,
+} from '../core/plugin-api.js';
+import {
+  Errors,
+  GatewayError,
+  type TollgatePlugin,
 } from '../core/index.js';
+import {
+  MemoryUsageRecorder,
+  type CreditLedger,
+} from '../core/store-api.js';
 import { startTestGateway } from './helpers/gateway.js';
 import { startReplayUpstream } from './helpers/replay-upstream.js';
 

@@ -1,12 +1,14 @@
 import t from 'tap';
-import { ConfigError, createGateway, settingsProblems, Tokens, validateSettings, validateSettingsLayers, type TollgatePlugin } from '../core/index.js';
+import { ConfigError, createGateway, type TollgatePlugin } from '../core/index.js';
+import { settingsProblems, Tokens, validateSettings, validateSettingsLayers } from '../core/plugin-api.js';
 import { health } from '../plugins/health/index.js';
 import { accessLog, metrics } from '../plugins/metrics/index.js';
-import { admin, resolveAdminSettings } from '../plugins/admin/index.js';
+import { admin } from '../plugins/admin/index.js';
+import { resolveAdminSettings } from '../plugins/admin/settings.js';
 import { ledgerSqlite } from '../plugins/ledger-sqlite/index.js';
 import { ledgerRedis } from '../plugins/ledger-redis/index.js';
 import { solanaFamily } from '../plugins/solana/index.js';
-import { readIpfsSettings } from '../plugins/ipfs/index.js';
+import { readIpfsSettings } from '../plugins/ipfs/settings.js';
 
 // Plugin settings go through core's validator: one JSON Schema per plugin, the configuration's own
 // error format (`plugins.<name>.<field>: what is wrong`, every problem at once), defaults filled in.

@@ -5,7 +5,7 @@ import { startTestGateway } from './helpers/gateway.js';
 import { post } from './helpers/json-rpc.js';
 import { recordedExchanges, type RecordedExchange } from './helpers/fixtures.js';
 import { startReplayUpstream } from './helpers/replay-upstream.js';
-import { OPTIONAL_BLOCK_POSITION } from '../plugins/evm/index.js';
+import { OPTIONAL_BLOCK_POSITION } from '../plugins/evm/default-block.js';
 
 // The recorded execution-apis exchanges, `tests/` and `tests-pending/` alike, played through the gateway
 // against a node that answers each recorded request with its recorded response: the gateway must hand

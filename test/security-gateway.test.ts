@@ -1,10 +1,16 @@
 import t from 'tap';
-import { ConfigError, MemoryCreditLedger, Tokens, orderStages, type DebitResult, type TollgatePlugin } from '../core/index.js';
+import { ConfigError, type TollgatePlugin } from '../core/index.js';
+import { MemoryCreditLedger, type DebitResult } from '../core/store-api.js';
+import { Tokens, orderStages } from '../core/plugin-api.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { devnet } from '@tollgate/devnet';
 import { gethExtrasFamily } from '../examples/custom-plugin/index.js';
-import { security, securityStage, compileSecurity, keySecurityProblems, parseOriginPattern, originMatches, refusalOf, type SecuritySettings } from '../plugins/security/index.js';
+import { security, type SecuritySettings } from '../plugins/security/index.js';
+import { securityStage } from '../plugins/security/security-stage.js';
+import { compileSecurity, keySecurityProblems } from '../plugins/security/settings.js';
+import { parseOriginPattern, originMatches } from '../plugins/security/origin-pattern.js';
+import { refusalOf } from '../plugins/security/allowlist-rules.js';
 import { ManualClock, startTestGateway } from './helpers/gateway.js';
 import { post, rpc, type RawAnswer } from './helpers/json-rpc.js';
 

@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap';
 import { startAnvil } from '@tollgate/devnet';
-import { apiKeyHash, type GatewayConfigInput } from '../core/index.js';
+import { apiKeyHash } from '../core/store-api.js';
+import { type GatewayConfigInput } from '../core/index.js';
 import { createRedisStore } from '../plugins/ledger-redis/index.js';
 import { startGatewayProcess } from './helpers/gateway-process.js';
 import { openWs, type RawWsClient } from './helpers/ws-client.js';

@@ -5,7 +5,7 @@ import { devnet } from '@tollgate/devnet';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { wsTransport, type WsTransport } from '../plugins/ws/index.js';
-import { Tokens } from '../core/index.js';
+import { Tokens } from '../core/plugin-api.js';
 import { startTestGateway } from './helpers/gateway.js';
 import { until } from './helpers/until.js';
 

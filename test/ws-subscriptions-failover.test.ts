@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { SEED_CONTRACT, startAnvil, type AnvilInstance } from '@tollgate/devnet';
 import { encodeFunctionData, type Abi, type Hex } from 'viem';
-import { Tokens } from '../core/index.js';
+import { Tokens } from '../core/plugin-api.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { wsTransport, type WsTransport } from '../plugins/ws/index.js';
 import { startTestGateway } from './helpers/gateway.js';

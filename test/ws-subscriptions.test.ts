@@ -1,6 +1,7 @@
 import t from 'tap';
 import { devnet } from '@tollgate/devnet';
-import { Tokens, keyIdOf, type CreditLedger, type UsageRecorder } from '../core/index.js';
+import { Tokens, keyIdOf } from '../core/plugin-api.js';
+import { type CreditLedger, type UsageRecorder } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { wsTransport, type WsTransport } from '../plugins/ws/index.js';

@@ -1,7 +1,9 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { WebSocket } from 'ws';
-import { Tokens, type CreditLedger, type KeyStore, type TollgatePlugin } from '../core/index.js';
+import { Tokens } from '../core/plugin-api.js';
+import { type CreditLedger, type KeyStore } from '../core/store-api.js';
+import { type TollgatePlugin } from '../core/index.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { wsTransport } from '../plugins/ws/index.js';
 import { evmFamily } from '../plugins/evm/index.js';

@@ -3,7 +3,8 @@ import { startAnvil, startBorServer, type AnvilInstance } from '@tollgate/devnet
 import { createPublicClient, webSocket, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { WebSocketProvider, Network } from 'ethers';
-import { Tokens, type CreditLedger } from '../core/index.js';
+import { Tokens } from '../core/plugin-api.js';
+import { type CreditLedger } from '../core/store-api.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { wsTransport, type WsTransport } from '../plugins/ws/index.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';

@@ -7,7 +7,8 @@
 import 'reflect-metadata';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createGateway, Tokens } from 'tollgate';
+import { createGateway } from 'tollgate';
+import { Tokens } from 'tollgate/plugin';
 import { httpTransport } from 'tollgate/plugins/http';
 import { evmFamily } from 'tollgate/plugins/evm';
 import { requireArg, serve, serverArgs } from './serve.js';

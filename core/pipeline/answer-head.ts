@@ -1,6 +1,6 @@
-import type { RequestContext, Upstream, UpstreamReply } from '../model/context.js';
-import type { UpstreamSelector } from '../model/selector.js';
-import { decodeAnswer } from '../leaves/jsonrpc/decode.js';
+import type { RequestContext, Upstream, UpstreamReply } from '../types.js';
+import type { UpstreamSelector } from '../upstream/selector.js';
+import { decodeAnswer } from '../jsonrpc/decode.js';
 
 /** An answer that showed a head below the floor: the head it showed, and the floor. */
 export interface BehindAnswer {

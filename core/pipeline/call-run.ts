@@ -1,8 +1,8 @@
 import { of, type Subscriber, type Subscription } from 'rxjs';
-import type { RequestContext } from '../model/context.js';
-import { isPromise, type Stage, type StepFunction } from '../model/stage.js';
-import { Errors } from '../leaves/errors/catalog.js';
-import { GatewayError } from '../leaves/errors/gateway-error.js';
+import type { RequestContext } from '../types.js';
+import { isPromise, type Stage, type StepFunction } from './stage.js';
+import { Errors } from '../errors/catalog.js';
+import { GatewayError } from '../errors/gateway-error.js';
 
 /** An operator stage as the pipeline runs it: applied to one call at a time, under its name for errors. */
 export interface OperatorEntry {

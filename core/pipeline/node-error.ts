@@ -1,8 +1,8 @@
-import type { RequestContext, Upstream, UpstreamReply } from '../model/context.js';
+import type { RequestContext, Upstream, UpstreamReply } from '../types.js';
 import type { Logger } from 'pino';
-import { decodeAnswer } from '../leaves/jsonrpc/decode.js';
-import { encodeRequest } from '../leaves/jsonrpc/encode.js';
-import { requestUpstream } from './request-upstream.js';
+import { decodeAnswer } from '../jsonrpc/decode.js';
+import { encodeRequest } from '../jsonrpc/encode.js';
+import { requestUpstream } from '../upstream/request-upstream.js';
 
 /** Error answers are small; a larger body is a result and is never parsed here. */
 const MAX_ERROR_BODY = 4096;

@@ -1,8 +1,8 @@
 import { Observable } from 'rxjs';
-import type { RequestContext } from '../model/context.js';
-import { Errors } from '../leaves/errors/catalog.js';
-import { toGatewayError } from '../leaves/errors/gateway-error.js';
-import { CORE_STAGES, stepFunctionOf, type CoreStageName, type Stage, type StageDefinition, type StageDependencies } from '../model/stage.js';
+import type { RequestContext } from '../types.js';
+import { Errors } from '../errors/catalog.js';
+import { toGatewayError } from '../errors/gateway-error.js';
+import { CORE_STAGES, stepFunctionOf, type CoreStageName, type Stage, type StageDefinition, type StageDependencies } from './stage.js';
 import { CallRun, type PipelineEntry, type RunOwner } from './call-run.js';
 import { authenticate } from './stages/authenticate.js';
 import { validate } from './stages/validate.js';

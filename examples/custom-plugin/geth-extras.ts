@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { Tokens, type JsonSchema, type MethodDefinition, type NetworkFamily, type TollgatePlugin } from 'tollgate';
+import { Tokens, type JsonSchema, type MethodDefinition, type NetworkFamily } from 'tollgate/plugin';
+import { type TollgatePlugin } from 'tollgate';
 
 /** The family's name, as networks reference it in the config. */
 export const GETH_EXTRAS_FAMILY = 'geth-extras';

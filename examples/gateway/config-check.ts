@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { readConfigFile } from 'tollgate';
+import { readConfigFile } from 'tollgate/plugin';
 import type { CliOptions } from './cli.js';
 import { loadCliConfig, reportLoadFailure } from './cli-config.js';
 import { CONFIG_ENV, configFileOf } from './config-file.js';

@@ -1,4 +1,5 @@
-import { pinEmbeddedUpstreams, PluginError, ConfigError, type GatewayConfig, type TollgatePlugin } from 'tollgate';
+import { pinEmbeddedUpstreams } from 'tollgate/plugin';
+import { PluginError, ConfigError, type GatewayConfig, type TollgatePlugin } from 'tollgate';
 import { superviseWorkers } from 'tollgate/plugins/workers';
 import { seedLines } from './serve.js';
 import { LEDGER_SQLITE, storeKind } from './store-flags.js';

@@ -1,4 +1,5 @@
-import type { GatewayConfig, KeyRegistry, CreditLedger, UsageRecorder } from 'tollgate';
+import type { GatewayConfig } from 'tollgate';
+import type { KeyRegistry, CreditLedger, UsageRecorder } from 'tollgate/store';
 import { KeyManager, KeyManagerError, type DayUsage, type IssuedKey, type KeyView } from 'tollgate/plugins/admin';
 import { SECURITY_SECTION } from 'tollgate/plugins/security';
 import type { CliOptions } from './cli.js';

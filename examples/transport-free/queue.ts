@@ -9,7 +9,8 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { defer, filter, lastValueFrom, map, scan, tap } from 'rxjs';
-import { Tokens, type CreditLedger } from 'tollgate';
+import { Tokens } from 'tollgate/plugin';
+import { type CreditLedger } from 'tollgate/store';
 import { runJobs, type Job } from './worker.js';
 import { closeDemoGateway, demoGateway, DEMO_KEY_ID } from './gateway.js';
 

@@ -5,7 +5,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { encodeError, Errors, type ErrorEntry } from 'tollgate';
+import { encodeError } from 'tollgate/transport';
+import { Errors, type ErrorEntry } from 'tollgate';
 import { handler } from './worker.js';
 import { closeDemoGateway, demoGateway, DEMO_API_KEY } from './gateway.js';
 

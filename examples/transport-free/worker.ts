@@ -7,7 +7,9 @@
  * in `body`, with its HTTP status in `status`). Everything here is composed from that Observable.
  */
 import { firstValueFrom, from, map, mergeMap, of, timeout, type Observable, type ObservableInput } from 'rxjs';
-import { encodeError, Errors, type Gateway, type JsonRpcOutput, type RequestContext } from 'tollgate';
+import { encodeError } from 'tollgate/transport';
+import { Errors, type Gateway, type JsonRpcOutput } from 'tollgate';
+import { type RequestContext } from 'tollgate/plugin';
 import { demoGateway, NETWORK } from './gateway.js';
 
 /** What the function is invoked with: the API key and the JSON-RPC body, as a platform or a queue delivers them. */

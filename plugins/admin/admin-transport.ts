@@ -1,6 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { KeyRegistryToken, KeySettingsSectionToken, Tokens, continueBody, refuseBody, type GatewayRuntime, type Transport, type UpstreamStatus } from '../../core/index.js';
+import { KeyRegistryToken } from '../../core/store-api.js';
+import { KeySettingsSectionToken, Tokens } from '../../core/plugin-api.js';
+import { continueBody, refuseBody, type GatewayRuntime, type Transport } from '../../core/transport-api.js';
+import { type UpstreamStatus } from '../../core/upstream-api.js';
 import { KeyManager, KeyManagerError } from './key-manager.js';
 import type { ResolvedAdminSettings } from './settings.js';
 import type { TrafficRecorder } from './traffic-recorder.js';
@@ -27,7 +30,7 @@ function digest(value: string): Buffer {
 /** Deepest nesting a body may have: deeper ones would exhaust the stack of whatever walks them (settings checks, stores). */
 const MAX_DEPTH = 32;
 
-/** How deeply `value` nests (a scalar: 0), counting no further than one past {@link MAX_DEPTH}. */
+/** How deeply `value` nests (a scalar: 0), counting no further than one past `MAX_DEPTH`. */
 function depthOf(value: unknown, depth = 0): number {
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return depth;
   let deepest = depth + 1;

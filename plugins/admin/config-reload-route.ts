@@ -1,4 +1,5 @@
-import { ConfigError, type GatewayRuntime } from '../../core/index.js';
+import { ConfigError } from '../../core/plugin-api.js';
+import { type GatewayRuntime } from '../../core/transport-api.js';
 
 /**
  * `POST /admin/v1/config/reload`: re-reads the gateway's configuration file and swaps it in for new calls

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MissingPeerError } from '../../core/index.js';
+import { MissingPeerError } from '../../core/plugin-api.js';
 
 /** One file the dashboard serves: its bytes and content type. */
 export interface DashboardAsset {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GatewayRuntime, Transport } from '../../core/index.js';
+import type { GatewayRuntime, Transport } from '../../core/transport-api.js';
 import { loadDashboardAssets, type DashboardAsset } from './dashboard-assets.js';
 import type { DashboardSessions } from './dashboard-sessions.js';
 

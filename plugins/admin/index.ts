@@ -9,8 +9,8 @@
 export { admin, type AdminPlugin } from './plugin.js';
 export { AdminTransport } from './admin-transport.js';
 export { DashboardTransport } from './dashboard-transport.js';
-export { dashboardDirectory, loadDashboardAssets, type DashboardAsset } from './dashboard-assets.js';
+export { type DashboardAsset } from './dashboard-assets.js';
 export { TrafficRecorder, type KeyTraffic } from './traffic-recorder.js';
 export { DashboardSessions, SESSION_COOKIE, DASHBOARD_HEADER, SESSION_MS } from './dashboard-sessions.js';
 export { KeyManager, KeyManagerError, KEY_ID_PATTERN, MAX_USAGE_DAYS, type KeyManagerDeps, type KeyView, type IssuedKey, type DayUsage, type KeyBalance } from './key-manager.js';
-export { ADMIN_PLUGIN, ADMIN_TOKEN_ENV, MIN_ADMIN_TOKEN_LENGTH, resolveAdminSettings, type AdminSettings, type ResolvedAdminSettings } from './settings.js';
+export { ADMIN_PLUGIN, ADMIN_TOKEN_ENV, type AdminSettings, type ResolvedAdminSettings } from './settings.js';

@@ -2,16 +2,18 @@ import { randomBytes } from 'node:crypto';
 import {
   apiKeyHash,
   hashSecret,
-  keyIdOf,
   utcDay,
   type CreditLedger,
-  type GatewayConfig,
   type KeyRegistry,
-  type KeySettingsSection,
   type StoredKey,
   type UsageRecorder,
   type UsageTotals,
-} from '../../core/index.js';
+} from '../../core/store-api.js';
+import {
+  keyIdOf,
+  type GatewayConfig,
+  type KeySettingsSection,
+} from '../../core/plugin-api.js';
 import type { KeyTraffic, TrafficRecorder } from './traffic-recorder.js';
 
 /** A key as operators see it: never the API key, its secret, or their hashes. */

@@ -1,4 +1,4 @@
-import { Tokens, type TollgatePlugin } from '../../core/index.js';
+import { Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
 import { AdminTransport } from './admin-transport.js';
 import { DashboardTransport } from './dashboard-transport.js';
 import { TrafficRecorder } from './traffic-recorder.js';

@@ -1,4 +1,4 @@
-import { validateSettings } from '../../core/index.js';
+import { validateSettings } from '../../core/plugin-api.js';
 
 /** The plugin's name, and the key of its settings under `plugins` in the config. */
 export const ADMIN_PLUGIN = 'admin';

@@ -1,4 +1,5 @@
-import { usageOf, utcDay, type CallObserver, type Clock, type RequestContext, type UsageTotals } from '../../core/index.js';
+import { usageOf, type CallObserver, type Clock, type RequestContext } from '../../core/plugin-api.js';
+import { utcDay, type UsageTotals } from '../../core/store-api.js';
 import { workerMembership } from '../workers/index.js';
 
 /** A key's calls over some days, by network and by outcome, as the dashboard charts them. */
@@ -45,7 +46,7 @@ export class TrafficRecorder implements CallObserver {
   }
 
   /**
-   * `keyId`'s totals as {@link traffic}, for the whole gateway: in a worker of `--workers n`, every
+   * `keyId`'s totals as `traffic`, for the whole gateway: in a worker of `--workers n`, every
    * worker's counts added up (each counts the calls it answered); otherwise this process's.
    */
   async groupTraffic(keyId: string, from: string, to: string): Promise<KeyTraffic> {

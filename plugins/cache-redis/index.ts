@@ -4,13 +4,13 @@
  *
  * @packageDocumentation
  */
-import { PluginError, Tokens, type TollgatePlugin } from '../../core/index.js';
+import { PluginError, Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
 import { CacheStoreToken } from '../cache/index.js';
 import { RedisCacheStore } from './redis-cache-store.js';
 import { CACHE_REDIS_PLUGIN, resolveRedisCacheSettings, type RedisCacheSettings } from './settings.js';
 
 export { RedisCacheStore } from './redis-cache-store.js';
-export { CACHE_REDIS_PLUGIN, redisCacheSettingsSchema, resolveRedisCacheSettings, type RedisCacheSettings, type RedisCacheClusterSettings, type ResolvedRedisCacheSettings } from './settings.js';
+export { CACHE_REDIS_PLUGIN, type RedisCacheSettings, type RedisCacheClusterSettings, type ResolvedRedisCacheSettings } from './settings.js';
 
 /**
  * The Redis cache store as a plugin: registers a {@link RedisCacheStore} as the cache's store. The

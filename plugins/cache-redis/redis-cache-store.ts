@@ -35,7 +35,7 @@ return members`;
 const LOG_INTERVAL_MS = 10_000;
 
 /**
- * A {@link CacheStore} in Redis, shared by every gateway instance that uses the same Redis and prefix.
+ * A `CacheStore` in Redis, shared by every gateway instance that uses the same Redis and prefix.
  * Values above `compressAboveBytes` are gzip-compressed (node's zlib: no extra dependency, and a block or
  * a log list compresses several times); entries expire by Redis's own TTL, and a tag is a Redis set of
  * its members' keys, kept as long as its longest-lived member.

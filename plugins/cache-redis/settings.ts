@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../core/index.js';
+import type { JsonSchema } from '../../core/plugin-api.js';
 import { resolvePluginSettings } from '../cache/settings.js';
 
 /** The plugin's name, and the key of its settings under `plugins` in the config. */

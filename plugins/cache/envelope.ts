@@ -1,4 +1,5 @@
-import { objectMembers, type JsonRpcId } from '../../core/index.js';
+import { objectMembers } from '../../core/transport-api.js';
+import { type JsonRpcId } from '../../core/plugin-api.js';
 
 /** The answer part of a node's JSON-RPC response: which member it was, and its exact bytes. */
 export interface AnswerMember {

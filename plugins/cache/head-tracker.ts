@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { NetworkRuntime } from '../../core/index.js';
-import type { ChainHead, FamilyCachePolicies } from './policy.js';
+import type { NetworkRuntime } from '../../core/plugin-api.js';
+import type { ChainHead, FamilyCachePolicies } from '../../core/plugin-api.js';
 
 /** Recent heights whose hash is remembered to recognise a reorg. */
 const REMEMBERED_BLOCKS = 256;
@@ -53,7 +53,7 @@ export class HeadTracker {
     return this.#reading;
   }
 
-  /** Reads the head once, then every `intervalMs` until {@link stop}. */
+  /** Reads the head once, then every `intervalMs` until `stop`. */
   async start(intervalMs: number): Promise<void> {
     await this.refresh();
     if (this.#stopped) return;

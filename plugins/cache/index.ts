@@ -6,12 +6,10 @@
  * @packageDocumentation
  */
 export { responseCache, type CachePlugin } from './plugin.js';
-export { ResponseCache, CACHE_HEADER, type CacheCounters } from './response-cache.js';
-export { CACHE_PLUGIN, cacheSettingsSchema, resolveCacheSettings, resolvePluginSettings, type CacheSettings, type ResolvedCacheSettings } from './settings.js';
-export { CachePoliciesToken, type CacheScope, type ChainHead, type FamilyCachePolicies, type MethodCachePolicy } from './policy.js';
+export { ResponseCache, type CacheCounters } from './response-cache.js';
+export { CACHE_PLUGIN, type CacheSettings, type ResolvedCacheSettings } from './settings.js';
 export { CacheStoreToken, type CacheStore } from './store.js';
 export { MemoryCacheStore } from './memory-store.js';
 export { HeadTracker, type HeadEvents } from './head-tracker.js';
 export { InFlightCalls } from './in-flight-calls.js';
-export { canonicalParams, cacheKey } from './cache-key.js';
-export { answerMember, envelope, type AnswerMember } from './envelope.js';
+export { type AnswerMember } from './envelope.js';

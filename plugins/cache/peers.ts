@@ -1,4 +1,4 @@
-import { importPeer } from '../../core/index.js';
+import { importPeer } from '../../core/plugin-api.js';
 
 // This plugin's drivers are optional peer dependencies of tollgate: an application installs those of the
 // plugins it loads. Loading them here, with top-level await, turns a missing one into an error that names

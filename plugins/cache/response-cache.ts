@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import { Errors, GatewayError, isPromise, step, ContextKey, type Network, type RequestContext, type Stage, methodOf, planOf, replyOf } from '../../core/index.js';
+import { Errors, GatewayError, isPromise, step, ContextKey, type Network, type RequestContext, type Stage, methodOf, planOf, replyOf } from '../../core/plugin-api.js';
 import { cacheKey } from './cache-key.js';
 import { answerMember, envelope, type AnswerMember } from './envelope.js';
 import { HeadTracker, type HeadEvents } from './head-tracker.js';
 import { InFlightCalls } from './in-flight-calls.js';
-import type { CacheScope, ChainHead, FamilyCachePolicies, MethodCachePolicy } from './policy.js';
+import type { CacheScope, ChainHead, FamilyCachePolicies, MethodCachePolicy } from '../../core/plugin-api.js';
 import type { ResolvedCacheSettings } from './settings.js';
 import type { CacheStore } from './store.js';
 
@@ -43,7 +43,7 @@ export interface CacheCounters {
   hits: number;
   /** Cacheable calls that went upstream. */
   misses: number;
-  /** Calls answered by an identical call in flight (part of {@link hits}). */
+  /** Calls answered by an identical call in flight (part of `hits`). */
   shared: number;
   /** Store operations that failed or timed out (each such lookup counted as a miss). */
   storeFailures: number;
@@ -93,7 +93,7 @@ export class ResponseCache implements HeadEvents {
   }
 
   /**
-   * Opens the store. Networks are taken up on their first call (or {@link refreshHead}): the gateway
+   * Opens the store. Networks are taken up on their first call (or `refreshHead`): the gateway
    * builds them after its plugins start.
    */
   async start(networks: () => { get(name: string): Network | undefined }): Promise<void> {

@@ -1,5 +1,5 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { JsonSchema } from '../../core/index.js';
+import type { JsonSchema } from '../../core/plugin-api.js';
 
 /** The plugin's name, and the key of its settings under `plugins` in the config. */
 export const CACHE_PLUGIN = 'cache';
@@ -24,7 +24,7 @@ export interface CacheSettings {
   readonly lookupTimeoutMs?: number;
   /** Share of the method's credits a hit costs (default 1: the same as a miss, as the hosted service charges). */
   readonly hitCreditFactor?: number;
-  /** The same, per plan name, overriding {@link hitCreditFactor}: `{ free: 1, growth: 0.5 }`. */
+  /** The same, per plan name, overriding `hitCreditFactor`: `{ free: 1, growth: 0.5 }`. */
   readonly planHitCreditFactor?: Readonly<Record<string, number>>;
 }
 

@@ -1,5 +1,5 @@
 import type { InjectionToken } from 'tsyringe';
-import type { MaybePromise } from '../../core/index.js';
+import type { MaybePromise } from '../../core/plugin-api.js';
 
 /**
  * Where cached answers live. Values are the bytes of a JSON-RPC `result` (or `error`) member, never a
@@ -9,7 +9,7 @@ import type { MaybePromise } from '../../core/index.js';
 export interface CacheStore {
   /** The value under `key`, or undefined when absent or expired. */
   get(key: string): MaybePromise<Uint8Array | undefined>;
-  /** Stores `value` under `key` for `ttlMs`; a `tag` groups entries to drop together ({@link dropTag}). */
+  /** Stores `value` under `key` for `ttlMs`; a `tag` groups entries to drop together (`dropTag`). */
   set(key: string, value: Uint8Array, ttlMs: number, tag?: string): MaybePromise<void>;
   /** Drops every entry stored with `tag` (the unfinalized entries of a network, on a reorg). */
   dropTag(tag: string): MaybePromise<void>;

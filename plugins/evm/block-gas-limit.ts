@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Clock, NetworkRuntime } from '../../core/index.js';
+import type { Clock, NetworkRuntime } from '../../core/plugin-api.js';
 
 /** The key of the cache in {@link NetworkRuntime.state}. */
 export const BLOCK_GAS_LIMIT_STATE_KEY = 'evm.blockGasLimit';

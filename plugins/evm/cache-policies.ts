@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { NetworkRuntime } from '../../core/index.js';
-import type { CacheScope, ChainHead, FamilyCachePolicies, MethodCachePolicy } from '../cache/index.js';
+import type { NetworkRuntime } from '../../core/plugin-api.js';
+import type { CacheScope, ChainHead, FamilyCachePolicies, MethodCachePolicy } from '../../core/plugin-api.js';
 import { EVM_FAMILY_NAME } from './family.js';
 
 /** Blocks below the head taken as final when a node does not answer the `finalized` tag (two Ethereum epochs doubled, for chains with deeper reorgs). */
@@ -72,7 +72,7 @@ const explicitBlock = (index: number): MethodCachePolicy => ({
   scope: (params) => (arg(params, index) === undefined ? undefined : blockScope(arg(params, index))),
 });
 
-/** Reads the head block and the finalized block (or the head less {@link FINALITY_FALLBACK_DEPTH}). */
+/** Reads the head block and the finalized block (or the head less `FINALITY_FALLBACK_DEPTH`). */
 export async function readEvmHead(network: NetworkRuntime): Promise<ChainHead> {
   const [latest, finalized] = await Promise.all([
     network.rpc('eth_getBlockByNumber', ['latest', false]),

@@ -3,10 +3,10 @@
  *
  * @module
  */
-import type { JsonSchema } from '../../core/index.js';
+import type { JsonSchema } from '../../core/plugin-api.js';
 import { address, hexData, nullable, quantity } from './schemas.js';
 
-/** Options of {@link callObject}. */
+/** Options of `callObject`. */
 export interface CallObjectOptions {
   /**
    * Require `maxFeePerGas` and `maxPriorityFeePerGas` to come together (the spec's rule for

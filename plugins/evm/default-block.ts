@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { LimitsInput, MaybePromise } from '../../core/index.js';
+import type { LimitsInput, MaybePromise } from '../../core/plugin-api.js';
 
 /** The tag a missing block parameter stands for. */
 export const DEFAULT_BLOCK = 'latest';

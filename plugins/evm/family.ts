@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { ConfigError, MemoryFilterStore, type FilterStore, type MethodDefinition, type NetworkFamily } from '../../core/index.js';
+import { ConfigError, MemoryFilterStore, type FilterStore, type MethodDefinition, type NetworkFamily } from '../../core/plugin-api.js';
 import { filterMethods } from './filters/filter-methods.js';
 import { EVM_DEBUG_METHODS } from './debug-methods.js';
 import { EVM_STANDARD_METHODS } from './standard-methods.js';
@@ -62,9 +62,9 @@ function methodTable(settings: EvmSettings, filters: readonly MethodDefinition[]
 }
 
 /**
- * The evm family with `settings` applied: every method of {@link EVM_METHODS}, `eth_getLogs` limited
+ * The evm family with `settings` applied: every method of `EVM_METHODS`, `eth_getLogs` limited
  * in parameters, results and duration, `eth_call` and `eth_estimateGas` gas-capped, a missing block
- * parameter filled in as `latest` (see {@link OPTIONAL_BLOCK_POSITION}); its health probe
+ * parameter filled in as `latest` (see `OPTIONAL_BLOCK_POSITION`); its health probe
  * is `eth_blockNumber`. The polling filters keep their state in `filterStore` (in a gateway: the
  * deployment's `Tokens.FilterStore`; without one, a store of this family's own, in memory).
  */

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import type { Clock, LimitsInput, MaybePromise } from '../../core/index.js';
+import type { Clock, LimitsInput, MaybePromise } from '../../core/plugin-api.js';
 import { blockGasLimit } from './block-gas-limit.js';
 
-/** What {@link gasCap} needs. */
+/** What `gasCap` needs. */
 export interface GasCapSettings {
   /** The cap, in percent of the block gas limit (1000 = 10 times). */
   readonly percent: number;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { JsonRpcErrorObject, RequestContext } from '../../core/index.js';
+import type { JsonRpcErrorObject, RequestContext } from '../../core/plugin-api.js';
 
 /** Sets `result` as the call's answer. */
 export function answerWith(ctx: RequestContext, result: unknown): void {

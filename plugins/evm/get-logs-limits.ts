@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { Errors, GatewayError, type JsonRpcResponse, type MethodDefinition } from '../../core/index.js';
+import { Errors, GatewayError, type JsonRpcResponse, type MethodDefinition } from '../../core/plugin-api.js';
 
-/** The thresholds {@link getLogsLimits} enforces. */
+/** The thresholds `getLogsLimits` enforces. */
 export interface GetLogsThresholds {
   /** Most addresses plus topic values in one filter. */
   readonly maxParams: number;

@@ -4,35 +4,19 @@
  *
  * @packageDocumentation
  */
-import { Tokens, systemClock, type Clock, type FilterStore, type GatewayConfig, type NetworkFamily, type TollgatePlugin } from '../../core/index.js';
+import { Tokens, systemClock, type Clock, type FilterStore, type GatewayConfig, type NetworkFamily, type TollgatePlugin } from '../../core/plugin-api.js';
 import { createEvmFamily, EVM_FAMILY_NAME } from './family.js';
 import { resolveEvmSettings, type EvmFamilyOptions } from './options.js';
-import { CachePoliciesToken } from '../cache/policy.js';
+import { CachePoliciesToken } from '../../core/plugin-api.js';
 import { EVM_CACHE_POLICIES } from './cache-policies.js';
 import { getLogsSplitSettings } from './get-logs-split/settings.js';
 
-export { createEvmFamily, EVM_FAMILY_NAME } from './family.js';
-export { blockNumberHead, isRevert } from './answers.js';
-export { EVM_METHODS } from './methods.js';
-export { EVM_STANDARD_METHODS } from './standard-methods.js';
-export { EVM_DEBUG_METHODS } from './debug-methods.js';
-export { splitGetLogs, type SplitLimits } from './get-logs-split/split-get-logs.js';
-export { getLogsSplitSettings, type GetLogsSplitSettings } from './get-logs-split/settings.js';
-export { isRangeTooWide } from './get-logs-split/range-too-wide.js';
-export { filterMethods, type FilterDependencies } from './filters/filter-methods.js';
-export { changesAfter, initialCursor, MAX_BLOCKS_PER_POLL, type FilterChanges, type FilterSpec, type BlockFilterSpec, type PendingFilterSpec, type LogCriteria, type LogFilterSpec } from './filters/filter-polling.js';
-export { answerWith, answerWithNodeError } from './gateway-answer.js';
-export { EVM_DEFAULTS, resolveEvmSettings, type EvmDebugOptions, type EvmFamilyOptions, type EvmSettings } from './options.js';
-export { countLogFilterParams, getLogsLimits, type GetLogsHooks, type GetLogsThresholds } from './get-logs-limits.js';
-export { capGas, gasCap, gasCapFor, requestedGas, type GasCapSettings } from './gas-cap.js';
-export { DEFAULT_BLOCK, OPTIONAL_BLOCK_POSITION, defaultBlock, withDefaultBlock } from './default-block.js';
-export { BlockGasLimitCache, BLOCK_GAS_LIMIT_STATE_KEY, blockGasLimit, fetchBlockGasLimit } from './block-gas-limit.js';
-/** The value schemas (quantity, address, hash, data, block identifiers) and the helpers that build method schemas. */
-export * as evmSchemas from './schemas.js';
-export { EVM_CACHE_POLICIES, FINALITY_FALLBACK_DEPTH, blockScope, readEvmHead } from './cache-policies.js';
-export { callObject, type CallObjectOptions } from './call-object.js';
-export { logFilter, MAX_TOPIC_POSITIONS } from './log-filter.js';
-export { EVM_SUBSCRIPTION_METHODS, EVM_EVENT_CREDITS, SUBSCRIPTION_KINDS, evmSubscriptions, evmStreamRequest, HeadContinuity, LogContinuity, PendingContinuity, headerOf, type EvmStreamLimits, type SubscriptionKind } from './subscriptions/index.js';
+export { EVM_FAMILY_NAME } from './family.js';
+export { type GetLogsSplitSettings } from './get-logs-split/settings.js';
+export { type EvmDebugOptions, type EvmFamilyOptions, type EvmSettings } from './options.js';
+export { type GasCapSettings } from './gas-cap.js';
+export { EVM_CACHE_POLICIES } from './cache-policies.js';
+export { type CallObjectOptions } from './call-object.js';
 
 /**
  * The evm family as a plugin: registers the `evm` `NetworkFamily` (probe `eth_blockNumber`) and its

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { JsonSchema } from '../../core/index.js';
+import type { JsonSchema } from '../../core/plugin-api.js';
 import { address, blockNumberOrTag, hash32, nullable, present } from './schemas.js';
 
 /** Topic positions a filter may constrain (a log has at most four topics). */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { systemClock, validateSettingsLayers, type Clock, type ConfigError } from '../../core/index.js';
+import { systemClock, validateSettingsLayers, type Clock, type ConfigError } from '../../core/plugin-api.js';
 
 /** Settings of the evm family. Every threshold defaults to the value the service spec states. */
 export interface EvmFamilyOptions {

@@ -8,11 +8,11 @@
  *
  * @module
  */
-import type { JsonSchema } from '../../core/index.js';
+import type { JsonSchema } from '../../core/plugin-api.js';
 
 /** A string schema with a pattern and the description the error message quotes. */
 export type PatternSchema = {
-  /** Always a string (or a string or null, see {@link nullable}). */
+  /** Always a string (or a string or null, see `nullable`). */
   readonly type: 'string' | readonly ['string', 'null'];
   /** The regular expression the string must match. */
   readonly pattern: string;
@@ -78,7 +78,7 @@ export const blockNumberOrTag: PatternSchema = {
 };
 
 /**
- * Like {@link blockNumberOrTag} without `safe`: the spec documents `eth_getUncleByBlockNumberAndIndex`
+ * Like `blockNumberOrTag` without `safe`: the spec documents `eth_getUncleByBlockNumberAndIndex`
  * as not supporting it (`finalized` is to be used instead).
  */
 export const blockNumberOrTagExceptSafe: PatternSchema = {

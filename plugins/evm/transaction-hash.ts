@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { importPeer, MissingPeerError } from '../../core/index.js';
+import { importPeer, MissingPeerError } from '../../core/plugin-api.js';
 
 type Keccak256 = (bytes: Uint8Array) => Uint8Array;
 

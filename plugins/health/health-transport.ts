@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GatewayRuntime, Transport } from '../../core/index.js';
+import type { GatewayRuntime, Transport } from '../../core/transport-api.js';
 import { checkReadiness, type Readiness } from './readiness.js';
 
 /** Where the probes are served and how long readiness waits for each dependency. */

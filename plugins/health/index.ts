@@ -6,4 +6,4 @@
  */
 export { health, HEALTH_PLUGIN } from './plugin.js';
 export { HealthTransport, type HealthSettings } from './health-transport.js';
-export { checkReadiness, type Readiness } from './readiness.js';
+export { type Readiness } from './readiness.js';

@@ -1,4 +1,4 @@
-import { Tokens, validateSettings, type TollgatePlugin } from '../../core/index.js';
+import { Tokens, validateSettings, type TollgatePlugin } from '../../core/plugin-api.js';
 import { HealthTransport, type HealthSettings } from './health-transport.js';
 
 /** The health plugin's name, and the key of its settings under `plugins` in the config. */

@@ -1,4 +1,6 @@
-import { probeUpstream, Tokens, type GatewayRuntime, type Network } from '../../core/index.js';
+import { probeUpstream } from '../../core/upstream-api.js';
+import { Tokens, type Network } from '../../core/plugin-api.js';
+import { type GatewayRuntime } from '../../core/transport-api.js';
 import { workerMembership } from '../workers/index.js';
 
 /** What `/readyz` found: ready when the store answers, every network has a node that answers, and the worker group (if any) is not draining. */

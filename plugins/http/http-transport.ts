@@ -1,5 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { Errors, GatewayError, InFlightResponses, apiKeyFromPath, encodeError, refuseBody, type ErrorEntry, type GatewayRuntime, type JsonRpcOutput, type Transport } from '../../core/index.js';
+import { Errors, GatewayError, type ErrorEntry } from '../../core/plugin-api.js';
+import { InFlightResponses, apiKeyFromPath, encodeError, refuseBody, type GatewayRuntime, type JsonRpcOutput, type Transport } from '../../core/transport-api.js';
 import { BodyTooLargeError, collectBody } from './read-body.js';
 
 /** Options of the HTTP JSON-RPC transport. */

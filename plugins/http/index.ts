@@ -3,11 +3,11 @@
  *
  * @packageDocumentation
  */
-import { Tokens, type TollgatePlugin } from '../../core/index.js';
+import { Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
 import { HttpTransport, type HttpTransportOptions } from './http-transport.js';
 
 export { HttpTransport, type HttpTransportOptions } from './http-transport.js';
-export { readBody, BodyTooLargeError } from './read-body.js';
+export { BodyTooLargeError } from './read-body.js';
 
 /**
  * The HTTP JSON-RPC transport as a plugin.

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { continueBody } from '../../core/index.js';
+import { continueBody } from '../../core/transport-api.js';
 
 /** The body was larger than allowed. */
 export class BodyTooLargeError extends Error {
@@ -65,7 +65,7 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
 }
 
 /**
- * {@link readBody} with callbacks: `onBody` or `onError` is called once (`onError` at once, with a
+ * `readBody` with callbacks: `onBody` or `onError` is called once (`onError` at once, with a
  * {@link BodyTooLargeError}, for a declared length over the limit). The HTTP transport uses it to spare a
  * promise and a microtask per request.
  */

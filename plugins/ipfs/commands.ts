@@ -1,4 +1,4 @@
-import { Errors, GatewayError, type JsonSchema, type LimitsInput, type MethodDefinition } from '../../core/index.js';
+import { Errors, GatewayError, type JsonSchema, type LimitsInput, type MethodDefinition } from '../../core/plugin-api.js';
 import { parseContentPath } from './content-path.js';
 import { IPFS_REQUEST } from './context-keys.js';
 

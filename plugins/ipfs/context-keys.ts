@@ -1,4 +1,4 @@
-import { ContextKey } from '../../core/index.js';
+import { ContextKey } from '../../core/plugin-api.js';
 
 /** What the transport hands the protocol about the HTTP request of a file-storage call. */
 export interface IpfsRequest {

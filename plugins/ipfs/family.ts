@@ -1,4 +1,4 @@
-import type { Network, NetworkFamily } from '../../core/index.js';
+import type { Network, NetworkFamily } from '../../core/plugin-api.js';
 import { commandMethod, IPFS_COMMANDS } from './commands.js';
 import { kuboProtocol } from './kubo-protocol.js';
 

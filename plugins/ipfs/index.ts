@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { Tokens, type TollgatePlugin } from '../../core/index.js';
+import { Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
 import { IPFS_FAMILY, createIpfsFamily } from './family.js';
 import { IpfsTransport } from './ipfs-transport.js';
 import { IPFS_PLUGIN, readIpfsSettings, resolveIpfsSettings, type IpfsSettings } from './settings.js';
@@ -17,27 +17,17 @@ import { planAccessStage } from './stages/plan-access.js';
 import { requestRateStage } from './stages/request-rate.js';
 import { objectGetStages } from './stages/object-get.js';
 
-export { IPFS_PLUGIN, DEFAULT_IPFS_PLANS, readIpfsSettings, resolveIpfsSettings, type IpfsSettings, type IpfsPlanLimits, type ResolvedIpfsSettings } from './settings.js';
-export { IPFS_FAMILY, IPFS_TRANSPORT, createIpfsFamily, isIpfsNetwork } from './family.js';
-export { IPFS_COMMANDS, ipfsCommand, commandMethod, type IpfsCommand, type CommandKind } from './commands.js';
-export { kuboProtocol, isKuboError } from './kubo-protocol.js';
-export { KuboErrorCode, kuboErrorBody, kuboErrorReply, kuboErrorMessage } from './kubo-errors.js';
+export { IPFS_PLUGIN, type IpfsSettings, type IpfsPlanLimits, type ResolvedIpfsSettings } from './settings.js';
+export { IPFS_FAMILY, IPFS_TRANSPORT } from './family.js';
+export { KuboErrorCode, kuboErrorBody } from './kubo-errors.js';
 export { IpfsTransport } from './ipfs-transport.js';
-export { relay, RELAY_WINDOW, STREAM_ERROR_TRAILER, type RelayOutcome } from './relay.js';
-export { parseBasicAuth, type BasicCredentials } from './basic-auth.js';
+export { STREAM_ERROR_TRAILER } from './relay.js';
 export { parseContentPath, type ContentPath } from './content-path.js';
-export { IPFS_SECRET_CHECK } from './secret-check.js';
 export { SecretGuard } from './secret-guard.js';
 export { SecretCheckBudget, type SecretCheckRates } from './secret-budget.js';
 export { ScryptWorker } from './scrypt-worker.js';
 export { decodeDagPb, objectJson, NOT_PROTOBUF, DAG_PB_CODE, type ObjectDataEncoding } from './dag-pb-object.js';
-export { goJsonString } from './go-json.js';
-export { IPFS_REQUEST, OBJECT_FROM_BLOCK, type IpfsRequest } from './context-keys.js';
-export { credentialsStage, refuseCredentials, CREDENTIALS_STAGE } from './stages/credentials.js';
-export { unknownKeyStage, UNKNOWN_KEY_STAGE } from './stages/unknown-key.js';
-export { planAccessStage, PLAN_ACCESS_STAGE } from './stages/plan-access.js';
-export { requestRateStage, REQUEST_RATE_STAGE } from './stages/request-rate.js';
-export { objectGetStages, lacksObjectGet, OBJECT_GET_ROUTE_STAGE, OBJECT_GET_FALLBACK_STAGE } from './stages/object-get.js';
+export { IPFS_REQUEST, type IpfsRequest } from './context-keys.js';
 
 /**
  * The file-storage API as a plugin: registers the `ipfs` family, its transport and its stages (secret

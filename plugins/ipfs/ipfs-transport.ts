@@ -1,15 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   continueBody,
-  Errors,
-  GatewayError,
   InFlightResponses,
   SERVED_BY_HEADER,
   type GatewayRuntime,
+  type Transport,
+} from '../../core/transport-api.js';
+import {
+  Errors,
+  GatewayError,
   type Network,
   type RequestContext,
-  type Transport,
-} from '../../core/index.js';
+} from '../../core/plugin-api.js';
 import { parseBasicAuth } from './basic-auth.js';
 import { IPFS_REQUEST } from './context-keys.js';
 import { IPFS_TRANSPORT, isIpfsNetwork } from './family.js';

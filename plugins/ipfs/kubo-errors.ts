@@ -1,4 +1,4 @@
-import type { UpstreamReply } from '../../core/index.js';
+import type { UpstreamReply } from '../../core/plugin-api.js';
 
 /** kubo's error codes (go-ipfs-cmds): the `Code` of an error body. */
 export const KuboErrorCode = Object.freeze({

@@ -1,4 +1,5 @@
-import { UpstreamFailure, type CallProtocol, type UpstreamReply, type UpstreamRequest } from '../../core/index.js';
+import { UpstreamFailure, type UpstreamRequest } from '../../core/upstream-api.js';
+import { type CallProtocol, type UpstreamReply } from '../../core/plugin-api.js';
 import { ipfsCommand } from './commands.js';
 import { parseContentPath } from './content-path.js';
 import { IPFS_REQUEST, OBJECT_FROM_BLOCK } from './context-keys.js';

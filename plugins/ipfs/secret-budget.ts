@@ -1,4 +1,4 @@
-import type { Clock } from '../../core/index.js';
+import type { Clock } from '../../core/plugin-api.js';
 import type { SecretGuard } from './secret-guard.js';
 
 /** Sources whose bucket is remembered, at most; past it the least recently seen is forgotten. */

@@ -1,4 +1,5 @@
-import { Errors, GatewayError, type DependencyContainer, type InjectionToken, type SecretCheck } from '../../core/index.js';
+import { Errors, GatewayError, type DependencyContainer, type InjectionToken } from '../../core/plugin-api.js';
+import { type SecretCheck } from '../../core/transport-api.js';
 import type { ScryptWorker } from './scrypt-worker.js';
 
 /**
@@ -9,7 +10,7 @@ import type { ScryptWorker } from './scrypt-worker.js';
  */
 export const IPFS_SECRET_CHECK: InjectionToken<SecretCheck> = Symbol.for('tollgate.ipfs.SecretCheck');
 
-/** The registered {@link IPFS_SECRET_CHECK}, else a check on `worker`, which refuses with 429 when its queue is full. */
+/** The registered `IPFS_SECRET_CHECK`, else a check on `worker`, which refuses with 429 when its queue is full. */
 export function secretCheckOf(container: DependencyContainer, worker: ScryptWorker): SecretCheck {
   if (container.isRegistered(IPFS_SECRET_CHECK, true)) return container.resolve(IPFS_SECRET_CHECK);
   return (secret, secretHash) => {

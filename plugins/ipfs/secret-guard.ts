@@ -1,4 +1,4 @@
-import { Errors, GatewayError, type Clock } from '../../core/index.js';
+import { Errors, GatewayError, type Clock } from '../../core/plugin-api.js';
 import { ScryptWorker } from './scrypt-worker.js';
 import { SecretCheckBudget } from './secret-budget.js';
 import type { ResolvedIpfsSettings } from './settings.js';

@@ -1,4 +1,4 @@
-import { validateSettings } from '../../core/index.js';
+import { validateSettings } from '../../core/plugin-api.js';
 
 /** The plugin's name, and the key of its settings under `plugins` in the config. */
 export const IPFS_PLUGIN = 'ipfs';
@@ -18,7 +18,7 @@ export interface IpfsPlanLimits {
 /** Settings of the file-storage API, from `ipfs({...})` and the config's `plugins.ipfs` (which wins). */
 export interface IpfsSettings {
   /**
-   * Which plans include the file-storage API, and their limits, merged over {@link DEFAULT_IPFS_PLANS}:
+   * Which plans include the file-storage API, and their limits, merged over `DEFAULT_IPFS_PLANS`:
    * `false` takes the API away from a plan; a plan in neither gets HTTP 403.
    */
   readonly plans?: Readonly<Record<string, IpfsPlanLimits | false>>;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { ioredis } from './peers.js';
-import { Errors, GatewayError } from '../../core/index.js';
+import { Errors, GatewayError } from '../../core/plugin-api.js';
 import { CLAIM_HASH, DEBIT, INSERT, RELEASE_HASH, REFUND, SETTLE, TAKE, TAKE_DEBIT, TAKE_DEBIT_BATCH, UPDATE, USAGE } from './scripts.js';
 import { RedisKeyNames } from './key-names.js';
 import { storeAddress, type ResolvedRedisSettings } from './settings.js';
@@ -8,27 +8,27 @@ import { checkTopology, createRedisClient, seedIsPlainRedis, topologyOf, type An
 
 /** The store's Lua scripts, as commands of the client. */
 export interface ScriptCommands {
-  /** {@link DEBIT} */
+  /** `DEBIT` */
   tgDebit(balance: string, marker: string, credits: number, limit: number, ttlMs: number, windowMs: number): Promise<[number, number]>;
-  /** {@link SETTLE} */
+  /** `SETTLE` */
   tgSettle(balance: string, marker: string, credits: number, ttlMs: number, windowMs: number): Promise<number>;
-  /** {@link REFUND} */
+  /** `REFUND` */
   tgRefund(balance: string, marker: string, credits: number, known: 0 | 1, windowMs: number): Promise<number>;
-  /** {@link TAKE} */
+  /** `TAKE` */
   tgTake(bucket: string, cost: number, perSecond: number, burst: number, now: number): Promise<[number, number]>;
-  /** {@link TAKE_DEBIT} */
+  /** `TAKE_DEBIT` */
   tgTakeDebit(bucket: string, balance: string, marker: string, cost: number, perSecond: number, burst: number, now: number, credits: number, limit: number, ttlMs: number, windowMs: number): Promise<[number, number, number, number]>;
-  /** {@link TAKE_DEBIT_BATCH} */
+  /** `TAKE_DEBIT_BATCH` */
   tgTakeDebitBatch(bucket: string, balance: string, marker: string, perSecond: number, burst: number, now: number, limit: number, ttlMs: number, windowMs: number, ...costs: number[]): Promise<number[]>;
-  /** {@link USAGE} */
+  /** `USAGE` */
   tgUsage(usage: string, marker: string, ttlMs: number, windowMs: number, ...groups: Array<string | number>): Promise<number>;
-  /** {@link INSERT} */
+  /** `INSERT` */
   tgInsert(record: string, keyHash: string, ...fields: string[]): Promise<number>;
-  /** {@link UPDATE} */
+  /** `UPDATE` */
   tgUpdate(record: string, ...fields: string[]): Promise<[number, string]>;
-  /** {@link CLAIM_HASH} */
+  /** `CLAIM_HASH` */
   tgClaimHash(hashEntry: string, id: string, staleId: string): Promise<number>;
-  /** {@link RELEASE_HASH} */
+  /** `RELEASE_HASH` */
   tgReleaseHash(hashEntry: string, id: string): Promise<number>;
 }
 
@@ -201,7 +201,7 @@ export class RedisConnection {
 
   /**
    * Connects, waiting at most `connectTimeoutMs`, and checks that the Redis is of the kind the settings
-   * name (see {@link checkTopology}).
+   * name (see `checkTopology`).
    *
    * @throws Error naming the address when Redis cannot be reached in time, or is of another kind.
    */

@@ -1,4 +1,5 @@
-import { KeyRegistryToken, LayeredKeyStore, PluginError, Tokens, type TollgatePlugin } from '../../core/index.js';
+import { KeyRegistryToken, LayeredKeyStore } from '../../core/store-api.js';
+import { PluginError, Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
 import { LEDGER_REDIS_PLUGIN, resolveRedisSettings, type RedisLedgerSettings } from './settings.js';
 import { createRedisStore, type RedisStore } from './redis-store.js';
 import { exportConnectionMetrics } from './connection-metrics.js';

@@ -1,5 +1,5 @@
 import type { TAKE_DEBIT, TAKE_DEBIT_BATCH } from './scripts.js';
-import { MemoryCreditLedger, newDebitId, nextUtcMidnight, utcDay, type Balance, type CreditLedger, type DebitReceipt, type DebitResult, type RateDecision } from '../../core/index.js';
+import { MemoryCreditLedger, newDebitId, nextUtcMidnight, utcDay, type Balance, type CreditLedger, type DebitReceipt, type DebitResult, type RateDecision } from '../../core/store-api.js';
 import type { RedisConnection } from './connection.js';
 import { PendingWrites } from './pending-writes.js';
 import type { RedisKeyNames } from './key-names.js';
@@ -33,7 +33,7 @@ interface Prepaid {
   readonly result: DebitResult;
 }
 
-/** A call waiting in a {@link TakeBatch}. */
+/** A call waiting in a `TakeBatch`. */
 interface BatchedTake {
   readonly cost: number;
   readonly resolve: (decision: RateDecision) => void;
@@ -64,7 +64,7 @@ interface TakeBatch {
  * and `debit()` answers from that result without a second round trip; a combined debit that no `debit()`
  * claims within the same event-loop turn is refunded. The combined takes of one key that arrive during
  * one turn of the event loop go to Redis together, as one script that takes them one after the other
- * ({@link TAKE_DEBIT_BATCH}): under load, one command serves many calls, each charged exactly as alone.
+ * (`TAKE_DEBIT_BATCH`): under load, one command serves many calls, each charged exactly as alone.
  *
  * While Redis is unreachable the connection's policy applies: `refuse` fails the call with
  * `METERING_UNAVAILABLE`; `allowance` takes the debit from a local allowance and writes it to Redis once
@@ -193,8 +193,8 @@ export class RedisCreditLedger implements CreditLedger {
   }
 
   /**
-   * Sends a key's batch as one script ({@link TAKE_DEBIT_BATCH} under one id: the calls' debits are
-   * `<id>.<n>`, each refundable by itself), or as {@link TAKE_DEBIT} when it holds one call.
+   * Sends a key's batch as one script (`TAKE_DEBIT_BATCH` under one id: the calls' debits are
+   * `<id>.<n>`, each refundable by itself), or as `TAKE_DEBIT` when it holds one call.
    */
   #sendBatch(batch: TakeBatch): void {
     const { bucketKey, keyId, slot, day, perSecond, burst, limit, now, takes } = batch;

@@ -1,4 +1,4 @@
-import { MemoryRateLimiter, type RateDecision, type RateLimiter } from '../../core/index.js';
+import { MemoryRateLimiter, type RateDecision, type RateLimiter } from '../../core/store-api.js';
 import type { RedisConnection } from './connection.js';
 import type { RedisCreditLedger } from './redis-credit-ledger.js';
 

@@ -1,4 +1,4 @@
-import { UtcDayCache, newDebitId, type UsageEvent, type UsageRecorder, type UsageTotals } from '../../core/index.js';
+import { UtcDayCache, newDebitId, type UsageEvent, type UsageRecorder, type UsageTotals } from '../../core/store-api.js';
 import type { RedisConnection } from './connection.js';
 import { PendingWrites } from './pending-writes.js';
 

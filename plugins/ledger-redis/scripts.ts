@@ -42,7 +42,7 @@ return used`;
  * idempotency window (ms). Gives a debit back once: never below zero, never re-creating an expired day.
  * A debit whose outcome is unknown (its command timed out) and that Redis has not seen is cancelled
  * instead: its marker makes it a no-op should it still arrive. With a batch's marker
- * ({@link TAKE_DEBIT_BATCH}), the credits the batch took are given back, whatever `credits` says.
+ * (`TAKE_DEBIT_BATCH`), the credits the batch took are given back, whatever `credits` says.
  */
 export const REFUND = `
 local mark = redis.call('GET', KEYS[2])
@@ -61,7 +61,7 @@ end
 return used`;
 
 /**
- * The token bucket shared by {@link TAKE} and {@link TAKE_DEBIT}. KEYS[1]: bucket. ARGV[1..4]: cost,
+ * The token bucket shared by `TAKE` and `TAKE_DEBIT`. KEYS[1]: bucket. ARGV[1..4]: cost,
  * tokens per second, burst, now (ms). Refills for the time passed since the bucket's last use, then
  * takes `min(cost, burst)` tokens if it holds them (`allowed`); idle buckets expire once they would be
  * full again. Leaves `tokens`, `need` and `rate` for the caller's answer.
@@ -158,8 +158,8 @@ return 1`;
 
 /**
  * KEYS: bucket, balance, debit marker. ARGV: cost, tokens per second, burst, now (ms), credits, daily
- * limit, time to live of the balance (ms), idempotency window (ms). {@link TAKE} and then, if the bucket
- * let the call through, {@link DEBIT}, in one atomic step: `{1, 0, 1|0|2, used}` or `{0, retry after ms, 0, 0}`.
+ * limit, time to live of the balance (ms), idempotency window (ms). `TAKE` and then, if the bucket
+ * let the call through, `DEBIT`, in one atomic step: `{1, 0, 1|0|2, used}` or `{0, retry after ms, 0, 0}`.
  * A debit id already marked is this command sent again: its outcome, without taking from the bucket again.
  */
 export const TAKE_DEBIT = `
@@ -178,7 +178,7 @@ return {1, 0, 1, used}`;
 /**
  * KEYS: bucket, balance, batch marker. ARGV: tokens per second, burst, now (ms), daily limit, time to
  * live of the balance (ms), idempotency window (ms), then the cost of each call of the batch. The calls
- * of one key that arrived in one turn of the gateway's event loop, each taken as {@link TAKE_DEBIT} would
+ * of one key that arrived in one turn of the gateway's event loop, each taken as `TAKE_DEBIT` would
  * take it, in order, in one atomic step: for each call `passed (1|0), retry after ms, taken (1|0), used`.
  * The marker keeps the answer (and the credits taken, for a cancellation), so the same batch sent again
  * gets the same answer and changes nothing; `{-1}` when the batch was cancelled before it arrived.

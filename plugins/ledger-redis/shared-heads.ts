@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { HeadKey, HeadListener, SharedHeads } from '../../core/index.js';
+import type { HeadKey, HeadListener, SharedHeads } from '../../core/store-api.js';
 import { ioredis } from './peers.js';
 import { createRedisClient, type AnyRedis } from './client.js';
 import type { ResolvedRedisSettings } from './settings.js';

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { utcDay, type BudgetTake, type UpstreamBudgets } from '../../core/index.js';
+import { utcDay } from '../../core/store-api.js';
+import { type BudgetTake, type UpstreamBudgets } from '../../core/plugin-api.js';
 import type { RedisConnection } from './connection.js';
 
 /**

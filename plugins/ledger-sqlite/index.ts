@@ -9,7 +9,7 @@ export { openSqliteStore, type SqliteStore } from './sqlite-store.js';
 export { SqliteCreditLedger } from './sqlite-credit-ledger.js';
 export { SqliteKeyRegistry } from './sqlite-key-registry.js';
 export { SqliteUsageRecorder, MAX_METHOD_LENGTH } from './sqlite-usage-recorder.js';
-export { openDatabase, type SqliteDatabase, type SqliteStatement, type SqliteTransaction, type SqliteRunResult } from './database.js';
+export { type SqliteDatabase, type SqliteStatement, type SqliteTransaction, type SqliteRunResult } from './database.js';
 export { GroupCommit } from './group-commit.js';
 export { LEDGER_SQLITE_PLUGIN, DEFAULT_SQLITE_PATH, resolveSqliteSettings, type SqliteLedgerSettings, type ResolvedSqliteSettings } from './settings.js';
 export { SqliteFilterStore } from './sqlite-filter-store.js';

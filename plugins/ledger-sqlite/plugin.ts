@@ -1,4 +1,5 @@
-import { instanceCachingFactory, KeyRegistryToken, LayeredKeyStore, PluginError, Tokens, type TollgatePlugin } from '../../core/index.js';
+import { instanceCachingFactory, KeyRegistryToken, LayeredKeyStore } from '../../core/store-api.js';
+import { PluginError, Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
 import { LEDGER_SQLITE_PLUGIN, resolveSqliteSettings, type SqliteLedgerSettings } from './settings.js';
 import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
 import { SqliteFilterStore } from './sqlite-filter-store.js';

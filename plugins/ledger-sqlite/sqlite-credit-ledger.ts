@@ -1,4 +1,4 @@
-import { newDebitId, nextUtcMidnight, utcDay, type Balance, type CreditLedger, type DebitReceipt, type DebitResult } from '../../core/index.js';
+import { newDebitId, nextUtcMidnight, utcDay, type Balance, type CreditLedger, type DebitReceipt, type DebitResult } from '../../core/store-api.js';
 import type { SqliteDatabase, SqliteStatement } from './database.js';
 import type { GroupCommit } from './group-commit.js';
 

@@ -1,4 +1,5 @@
-import { apiKeyHash, recordOf, type ApiKeyRecord, type KeyChangeListener, type KeyChanges, type KeyRegistry, type StoredKey } from '../../core/index.js';
+import { apiKeyHash, recordOf, type ApiKeyRecord, type KeyChanges, type KeyRegistry, type StoredKey } from '../../core/store-api.js';
+import { type KeyChangeListener } from '../../core/plugin-api.js';
 import type { SqliteDatabase, SqliteStatement } from './database.js';
 
 interface KeyRow {

@@ -1,4 +1,4 @@
-import { UtcDayCache, type UsageEvent, type UsageRecorder, type UsageTotals } from '../../core/index.js';
+import { UtcDayCache, type UsageEvent, type UsageRecorder, type UsageTotals } from '../../core/store-api.js';
 import type { SqliteDatabase, SqliteStatement } from './database.js';
 import type { GroupCommit } from './group-commit.js';
 

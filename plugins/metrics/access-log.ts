@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { keyIdOf, type CallObserver, type RequestContext, type Clock } from '../../core/index.js';
+import { keyIdOf, type CallObserver, type RequestContext, type Clock } from '../../core/plugin-api.js';
 import { chargedCredits } from './call-labels.js';
 
 /** Longest method name logged as sent; longer ones are cut. */

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../../core/index.js';
+import type { RequestContext } from '../../core/plugin-api.js';
 
 /** The method label of a call: its name when the network offers it, `other` otherwise, so clients cannot invent label values. */
 export function methodLabel(ctx: RequestContext): string {

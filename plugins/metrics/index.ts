@@ -9,7 +9,6 @@
 export { metrics, accessLog, METRICS_PLUGIN, ACCESS_LOG_PLUGIN, METRICS_TOKEN_ENV, type MetricsPlugin, type MetricsSettings, type AccessLogSettings } from './plugin.js';
 export { PrometheusObserver, LATENCY_BUCKETS } from './prometheus-observer.js';
 export { MetricsTransport } from './metrics-transport.js';
-export { AccessLogObserver, loggableKey } from './access-log.js';
+export { AccessLogObserver } from './access-log.js';
 export { gatewayLogger, REDACTED_PATHS } from './logger.js';
-export { groupMetrics, joinGroupMetrics, workerMetricsJson, isPerWorkerMetric, type MetricsJson } from './group-metrics.js';
-export { methodLabel, statusLabel, chargedCredits } from './call-labels.js';
+export { groupMetrics, type MetricsJson } from './group-metrics.js';

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import { promClient } from './peers.js';
-import type { GatewayRuntime, Transport } from '../../core/index.js';
+import type { GatewayRuntime, Transport } from '../../core/transport-api.js';
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();

@@ -1,4 +1,4 @@
-import { Tokens, validateSettings, type TollgatePlugin } from '../../core/index.js';
+import { Tokens, validateSettings, type TollgatePlugin } from '../../core/plugin-api.js';
 import { PrometheusObserver } from './prometheus-observer.js';
 import { MetricsTransport } from './metrics-transport.js';
 import { AccessLogObserver } from './access-log.js';

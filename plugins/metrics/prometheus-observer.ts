@@ -1,6 +1,7 @@
 import type { Counter, Histogram, Registry } from 'prom-client';
 import { promClient } from './peers.js';
-import type { CallObserver, Clock, RequestContext, UpstreamSelector } from '../../core/index.js';
+import type { CallObserver, Clock, RequestContext } from '../../core/plugin-api.js';
+import type { UpstreamSelector } from '../../core/upstream-api.js';
 import { chargedCredits, methodLabel, statusLabel } from './call-labels.js';
 
 /** Latency buckets, in seconds: from a cached answer on the loopback to a slow `eth_getLogs`. */

@@ -6,7 +6,8 @@
  */
 import type { Span, Tracer } from '@opentelemetry/api';
 import { otelApi, otelCore } from './peers.js';
-import { ContextKey, step, usageOf, type AttemptEnd, type AttemptObserver, type CallObserver, type RequestContext, type StageDefinition, type Upstream } from '../../core/index.js';
+import { ContextKey, step, usageOf, type CallObserver, type RequestContext, type StageDefinition } from '../../core/plugin-api.js';
+import { type AttemptEnd, type AttemptObserver, type Upstream } from '../../core/upstream-api.js';
 
 /** Where a call's span is kept on its context. */
 export const CALL_SPAN = new ContextKey<Span>('otel.callSpan');

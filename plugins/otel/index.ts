@@ -6,4 +6,4 @@
  */
 export { otel, type OtelOptions } from './plugin.js';
 export { CallTracer, CALL_SPAN, OPEN_SPAN_STAGE } from './call-tracer.js';
-export { OTEL_PLUGIN, DEFAULT_OTLP_ENDPOINT, resolveOtelSettings, type OtelSettings, type ResolvedOtelSettings } from './settings.js';
+export { OTEL_PLUGIN, type OtelSettings, type ResolvedOtelSettings } from './settings.js';

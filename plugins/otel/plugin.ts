@@ -6,7 +6,8 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { BasicTracerProvider, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { otelApi, otelExporter, otelResources, otelSdk } from './peers.js';
-import { AttemptObserverToken, CORE_STAGES, Tokens, type TollgatePlugin } from '../../core/index.js';
+import { AttemptObserverToken } from '../../core/upstream-api.js';
+import { CORE_STAGES, Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
 import { CallTracer } from './call-tracer.js';
 import { OTEL_PLUGIN, resolveOtelSettings, type OtelSettings, type ResolvedOtelSettings } from './settings.js';
 

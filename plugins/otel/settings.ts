@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { validateSettingsLayers } from '../../core/index.js';
+import { validateSettingsLayers } from '../../core/plugin-api.js';
 
 /** The plugin's name, and the key of its settings under `plugins` in the config. */
 export const OTEL_PLUGIN = 'otel';
@@ -17,7 +17,7 @@ export interface OtelSettings {
   readonly enabled?: boolean;
   /** `service.name` of the spans (default `tollgate`). */
   readonly serviceName?: string;
-  /** OTLP/HTTP traces endpoint (default {@link DEFAULT_OTLP_ENDPOINT}). */
+  /** OTLP/HTTP traces endpoint (default `DEFAULT_OTLP_ENDPOINT`). */
   readonly endpoint?: string;
   /** Headers sent with each export (a collector's API key, for instance). */
   readonly headers?: Readonly<Record<string, string>>;

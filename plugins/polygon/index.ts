@@ -4,9 +4,9 @@
  *
  * @packageDocumentation
  */
-import { Tokens, type NetworkFamily, type TollgatePlugin } from '../../core/index.js';
+import { Tokens, type NetworkFamily, type TollgatePlugin } from '../../core/plugin-api.js';
 import { POLYGON_METHODS } from './methods.js';
-import { CachePoliciesToken, type FamilyCachePolicies } from '../cache/policy.js';
+import { CachePoliciesToken, type FamilyCachePolicies } from '../../core/plugin-api.js';
 
 export { POLYGON_METHODS } from './methods.js';
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { RequestMeta } from '../../core/index.js';
+import type { RequestMeta } from '../../core/plugin-api.js';
 import { originMatches } from './origin-pattern.js';
 import { echo, type Refusal } from './refusal.js';
 import type { CompiledAllowlist } from './settings.js';

@@ -9,26 +9,4 @@
  * @packageDocumentation
  */
 export { security, SECURITY_SECTION } from './plugin.js';
-export { securityStage, SECURITY_STAGE, SECRET_CACHE_MS, SECRET_FAILURES_PER_SECOND, type SecurityLookup } from './security-stage.js';
-export {
-  SECURITY_PLUGIN,
-  JWT_ALGORITHMS,
-  MAX_JWT_KEYS,
-  compileSecurity,
-  keySecurityProblems,
-  KEY_SECURITY_SCHEMA,
-  SECURITY_SETTINGS_SCHEMA,
-  securitySettingsProblems,
-  type KeySecurity,
-  type SecuritySettings,
-  type JwtSettings,
-  type JwtPublicKey,
-  type JwtAlgorithm,
-  type CompiledSecurity,
-  type CompiledAllowlist,
-} from './settings.js';
-export { refusalOf, ADDRESS_METHODS, type AllowlistInput, type ListSource } from './allowlist-rules.js';
-export { refusalError, type Refusal } from './refusal.js';
-export { JwtVerifier, NARROWING_CLAIMS, type VerifiedJwt } from './jwt.js';
-export { keySecretOf, bearerTokenOf, authorizationOf } from './key-secret.js';
-export { parseOriginPattern, originMatches, type OriginPattern } from './origin-pattern.js';
+export { SECURITY_PLUGIN, JWT_ALGORITHMS, type KeySecurity, type SecuritySettings, type JwtSettings, type JwtPublicKey, type JwtAlgorithm } from './settings.js';

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { RequestContext } from '../../core/index.js';
+import type { RequestContext } from '../../core/plugin-api.js';
 
 const BASIC = /^Basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i;
 

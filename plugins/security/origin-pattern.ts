@@ -10,7 +10,7 @@ export interface OriginPattern {
   readonly source: string;
   /** Required scheme (`https`), or undefined for any. */
   readonly scheme: string | undefined;
-  /** True for `*.host`: any subdomain of {@link host}, at any depth, but not {@link host} itself. */
+  /** True for `*.host`: any subdomain of `host`, at any depth, but not `host` itself. */
   readonly wildcard: boolean;
   /** Host name, lower-cased (without the `*.`). */
   readonly host: string;

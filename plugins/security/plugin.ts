@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ConfigError, KeySettingsSectionToken, Tokens, type KeySettingsSection, type RequestContext, type TollgatePlugin, keyOf } from '../../core/index.js';
+import { ConfigError, KeySettingsSectionToken, Tokens, type KeySettingsSection, type RequestContext, type TollgatePlugin, keyOf } from '../../core/plugin-api.js';
 import { refusalError } from './refusal.js';
 import { securityStage } from './security-stage.js';
 import { SECURITY_PLUGIN, compileSecurity, keySecurityProblems, securitySettingsProblems, type CompiledSecurity, type KeySecurity, type SecuritySettings } from './settings.js';

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { Errors, GatewayError } from '../../core/index.js';
+import { Errors, GatewayError } from '../../core/plugin-api.js';
 
 /** Why a call was refused: the setting that refused it, what the client sent, and what to change. */
 export interface Refusal {

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { Errors, GatewayError, SecretVerifier, step, type RequestContext, type StageDefinition, keyOf } from '../../core/index.js';
+import { Errors, GatewayError, step, type RequestContext, type StageDefinition, keyOf } from '../../core/plugin-api.js';
+import { SecretVerifier } from '../../core/transport-api.js';
 import { refusalOf } from './allowlist-rules.js';
 import { JwtVerifier } from './jwt.js';
 import { bearerTokenOf, keySecretOf } from './key-secret.js';

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { settingsProblems, type SettingsSchema } from '../../core/index.js';
+import { settingsProblems, type SettingsSchema } from '../../core/plugin-api.js';
 import { parseOriginPattern, type OriginPattern } from './origin-pattern.js';
 
 /** The plugin's name, the key of its settings under `plugins` in the config, and the section of a key's `settings` it reads. */
@@ -191,7 +191,7 @@ function duplicateKids(entry: KeySecurity, at = ''): string[] {
 
 /**
  * The problems of `value` as one key's security settings, each prefixed with `where`; empty when it is
- * fine. Checked against {@link KEY_SECURITY_SCHEMA} by core's validator (types, list entries, the JWT keys'
+ * fine. Checked against `KEY_SECURITY_SCHEMA` by core's validator (types, list entries, the JWT keys'
  * shape, a required secret with a required JWT), then for distinct JWT key ids.
  */
 export function keySecurityProblems(value: unknown, where: string): string[] {
@@ -209,7 +209,7 @@ export function securitySettingsProblems(where: string, source: unknown): string
   );
 }
 
-/** Prepares settings that passed {@link keySecurityProblems} for matching. */
+/** Prepares settings that passed `keySecurityProblems` for matching. */
 export function compileSecurity(entry: KeySecurity): CompiledSecurity {
   const some = <T>(list: readonly T[] | undefined): list is readonly T[] => list !== undefined && list.length > 0;
   const lists: CompiledAllowlist = {

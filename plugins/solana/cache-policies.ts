@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CacheScope, FamilyCachePolicies, MethodCachePolicy } from '../cache/index.js';
+import type { CacheScope, FamilyCachePolicies, MethodCachePolicy } from '../../core/plugin-api.js';
 import { SOLANA_FAMILY_NAME } from './family.js';
 
 /** How long a state read is kept, in ms, by the commitment it asked for. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { MethodDefinition, NetworkFamily } from '../../core/index.js';
+import type { MethodDefinition, NetworkFamily } from '../../core/plugin-api.js';
 import { SOLANA_METHODS } from './methods.js';
 
 /** The head a probe reports as a slot (a JSON number); `getHealth`'s "ok" carries none. */
@@ -22,7 +22,7 @@ export const SOLANA_FAMILY_NAME = 'solana';
  */
 export const SOLANA_DEFAULT_TRANSPORTS: readonly string[] = Object.freeze(['http']);
 
-/** Options of {@link createSolanaFamily} and `solanaFamily()`. */
+/** Options of `createSolanaFamily` and `solanaFamily()`. */
 export interface SolanaFamilyOptions {
   /**
    * The transports that offer the family's methods: transport names (default `['http']`), or `'all'`
@@ -54,7 +54,7 @@ const HOOKS: Readonly<Record<string, Partial<MethodDefinition>>> = {
 };
 
 /**
- * The solana family: every method of {@link SOLANA_METHODS}, offered on `options.transports` (HTTP only
+ * The solana family: every method of `SOLANA_METHODS`, offered on `options.transports` (HTTP only
  * by default), `getAccountInfo`'s address decoded before dispatch; its health probe is `getHealth`.
  */
 export function createSolanaFamily(options: SolanaFamilyOptions = {}): NetworkFamily {

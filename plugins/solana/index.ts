@@ -4,17 +4,13 @@
  *
  * @packageDocumentation
  */
-import { Tokens, validateSettings, type TollgatePlugin } from '../../core/index.js';
+import { Tokens, validateSettings, type TollgatePlugin } from '../../core/plugin-api.js';
 import { createSolanaFamily, SOLANA_FAMILY_NAME, type SolanaFamilyOptions } from './family.js';
-import { CachePoliciesToken } from '../cache/policy.js';
+import { CachePoliciesToken } from '../../core/plugin-api.js';
 import { SOLANA_CACHE_POLICIES } from './cache-policies.js';
 
-export { createSolanaFamily, SOLANA_FAMILY_NAME, SOLANA_DEFAULT_TRANSPORTS, type SolanaFamilyOptions } from './family.js';
-export { SOLANA_METHODS } from './methods.js';
-export { SOLANA_CACHE_POLICIES, SOLANA_CACHE_TTL_MS, type SolanaCacheTtls } from './cache-policies.js';
-export { decodePubkey, pubkeyError, pubkeyParamCheck, PUBKEY_BYTES, MAX_PUBKEY_BASE58_LENGTH } from './pubkey.js';
-/** The value schemas (public key, commitment, encodings, data slice, config objects) and the helpers that build method schemas. */
-export * as solanaSchemas from './schemas.js';
+export { SOLANA_FAMILY_NAME, type SolanaFamilyOptions } from './family.js';
+export { SOLANA_CACHE_POLICIES } from './cache-policies.js';
 
 /** The config's `plugins.solana` section: only `transports` (an array of transport names, or `"all"`). */
 const SETTINGS_SCHEMA = {

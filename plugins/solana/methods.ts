@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { MethodDefinition } from '../../core/index.js';
+import type { MethodDefinition } from '../../core/plugin-api.js';
 import { accountInfoConfig, contextConfig, noParams, positional, pubkey } from './schemas.js';
 
 /**

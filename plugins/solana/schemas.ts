@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { JsonSchema } from '../../core/index.js';
+import type { JsonSchema } from '../../core/plugin-api.js';
 
 /** The base-58 alphabet (Bitcoin's: no `0`, `O`, `I`, `l`). */
 export const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -42,7 +42,7 @@ export const commitment: JsonSchema = { enum: [...COMMITMENTS, null] };
  */
 export const ACCOUNT_ENCODINGS = ['base58', 'base64', 'base64+zstd', 'jsonParsed', 'binary'] as const;
 
-/** An account encoding of {@link ACCOUNT_ENCODINGS}, or `null` (the default). */
+/** An account encoding of `ACCOUNT_ENCODINGS`, or `null` (the default). */
 export const accountEncoding: JsonSchema = { enum: [...ACCOUNT_ENCODINGS, null] };
 
 /**

@@ -12,7 +12,7 @@ export interface GroupState {
   readonly restarts: number;
 }
 
-/** A question for the other side (`topic` names the answer handler), answered once by an {@link AnswerMessage}. */
+/** A question for the other side (`topic` names the answer handler), answered once by an `AnswerMessage`. */
 export interface AskMessage {
   readonly tollgate: 'ask';
   readonly id: number;
@@ -20,7 +20,7 @@ export interface AskMessage {
   readonly payload?: unknown;
 }
 
-/** The answer to an {@link AskMessage}: a value, or why there is none. */
+/** The answer to an `AskMessage`: a value, or why there is none. */
 export interface AnswerMessage {
   readonly tollgate: 'answer';
   readonly id: number;

@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import { Tokens, type TollgatePlugin } from '../../core/index.js';
+import { Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
 import { WsTransport } from './ws-transport.js';
 import { subscriptionStages } from './subscriptions/subscription-stages.js';
 import { WS_PLUGIN, resolveUpstreamConnections, type WsTransportOptions } from './options.js';
@@ -11,16 +11,14 @@ import { WS_PLUGIN, resolveUpstreamConnections, type WsTransportOptions } from '
 export { WsTransport } from './ws-transport.js';
 export { WsConnection } from './connection.js';
 export type { ClientSocket, ClientMessage } from './client-socket.js';
-export { WsCloseCodes, resolveWsSettings, resolveUpstreamConnections, WS_CONFIG_SCHEMA, WS_PLUGIN, type WsTransportOptions, type WsSettings } from './options.js';
-export { refuseUpgrade } from './refuse-upgrade.js';
+export { WsCloseCodes, WS_PLUGIN, type WsTransportOptions, type WsSettings } from './options.js';
 export { SubscriptionService } from './subscriptions/subscription-service.js';
 export { SubscriptionSession, ClientSubscription, SUBSCRIPTION_SESSION, SubscriptionCloseCodes, type CloseConnection, type CorkConnection } from './subscriptions/subscription-session.js';
 export { StreamHub, type HubMember, type HubDeps } from './subscriptions/stream-hub.js';
 export { UpstreamSocket, UpstreamCallError, type UpstreamEventHandler } from './upstream/upstream-socket.js';
 export { UpstreamSocketPool, type SocketPoolSettings } from './upstream/socket-pool.js';
 export { WsUpstreamChannel } from './upstream/ws-channel.js';
-export { subscriptionStages } from './subscriptions/subscription-stages.js';
-export { resolveSubscriptionSettings, methodCredits, eventCredits, type SubscriptionOptions, type SubscriptionSettings, type SubscriptionCredits } from './subscriptions/settings.js';
+export { type SubscriptionOptions, type SubscriptionSettings, type SubscriptionCredits } from './subscriptions/settings.js';
 
 /**
  * The WebSocket transport as a plugin. Mount the gateway's `upgrade` handler on your server (the

@@ -1,4 +1,4 @@
-import { validateSettings, type SettingsSchema } from '../../core/index.js';
+import { validateSettings, type SettingsSchema } from '../../core/plugin-api.js';
 import type { SubscriptionOptions } from './subscriptions/settings.js';
 
 /** The plugin's name, and its section in the config: `plugins.ws`. */
@@ -33,7 +33,7 @@ export interface WsTransportOptions {
   readonly upstreamConnections?: number;
 }
 
-/** The settings the config may give under `plugins.ws`, checked by {@link resolveUpstreamConnections}. */
+/** The settings the config may give under `plugins.ws`, checked by `resolveUpstreamConnections`. */
 export const WS_CONFIG_SCHEMA: SettingsSchema = {
   type: 'object',
   additionalProperties: false,

@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
-import { encodeError, type GatewayError } from '../../core/index.js';
+import { encodeError } from '../../core/transport-api.js';
+import { type GatewayError } from '../../core/plugin-api.js';
 
 /** Answers an upgrade request with a plain HTTP error (JSON-RPC error body, the error's headers) and closes the socket. */
 export function refuseUpgrade(socket: Duplex, error: GatewayError): void {

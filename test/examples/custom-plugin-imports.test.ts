@@ -123,7 +123,7 @@ t.test('the checker catches what a separate package could not import', async (t)
 
 t.test('the checker lets through what a separate package may import', async (t) => {
   const good = [
-    "import { Errors, type Stage } from 'tollgate';\nexport { step } from 'tollgate';\n",
+    "import { Errors } from 'tollgate'; import { type Stage } from 'tollgate/plugin';\nexport { step } from 'tollgate/plugin';\n",
     "import { readFile } from 'node:fs/promises';\nimport type { AddressInfo } from 'node:net';\n",
     "import { refusalOf } from './allowlist-rules.js';\nexport * from './origin-pattern.js';\n",
     "const m = await import('./geth-extras.js');\n",

@@ -3,7 +3,7 @@ import { createPublicClient, http, webSocket, type Hex, type PublicClient } from
 import { startExample, type ExampleProcess } from '../helpers/example-process.js';
 import { post, rpc, type RawAnswer } from '../helpers/json-rpc.js';
 import { openWs } from '../helpers/ws-client.js';
-import { EVM_METHODS } from '../../plugins/evm/index.js';
+import { EVM_METHODS } from '../../plugins/evm/methods.js';
 import { SEED_CONTRACT } from '@tollgate/devnet';
 
 // examples/custom-plugin as `npm start` runs it, driven by real clients: curl-level HTTP, viem over

@@ -7,7 +7,7 @@
  */
 import 'reflect-metadata';
 import { createInterface } from 'node:readline';
-import { utcDay } from '../../core/index.js';
+import { utcDay } from '../../core/store-api.js';
 import { createRedisStore } from '../../plugins/ledger-redis/index.js';
 
 /** One line asked of the child. */

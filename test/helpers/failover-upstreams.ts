@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
-import type { UpstreamStatus } from '../../core/index.js';
-import type { FailoverSelector } from '../../core/implementations/upstream/failover-selector.js';
+import type { UpstreamStatus } from '../../core/upstream-api.js';
+import type { FailoverSelector } from '../../core/upstream/failover-selector.js';
 
 /**
  * How a {@link ChaosUpstream} behaves: `forward` passes every request to its node and the answer back

@@ -7,7 +7,8 @@
  */
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createGateway, systemClock, type Clock, type GatewayConfigInput, type TollgatePlugin } from '../../core/index.js';
+import { createGateway, type GatewayConfigInput, type TollgatePlugin } from '../../core/index.js';
+import { systemClock, type Clock } from '../../core/plugin-api.js';
 import { httpTransport } from '../../plugins/http/index.js';
 import { evmFamily } from '../../plugins/evm/index.js';
 import { ledgerSqlite } from '../../plugins/ledger-sqlite/index.js';

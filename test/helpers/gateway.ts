@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createGateway, type Clock, type Gateway, type GatewayConfigInput, type TollgatePlugin } from '../../core/index.js';
+import { createGateway, type Gateway, type GatewayConfigInput, type TollgatePlugin } from '../../core/index.js';
+import { type Clock } from '../../core/plugin-api.js';
 
 /** A gateway listening on a free loopback port, for tests. */
 export interface TestGateway {

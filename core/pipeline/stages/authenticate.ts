@@ -1,7 +1,7 @@
-import type { RequestContext } from '../../model/context.js';
-import { isPromise, step, type Stage, type StageDependencies } from '../../model/stage.js';
-import { createKeyCheck } from '../../implementations/metering/key-check.js';
-import type { KeyAccess } from '../../model/runtime.js';
+import type { RequestContext } from '../../types.js';
+import { isPromise, step, type Stage, type StageDependencies } from '../stage.js';
+import { createKeyCheck } from '../../keys/key-check.js';
+import type { KeyAccess } from '../../plugin/runtime.js';
 
 /**
  * Resolves the client's API key to its record and plan. Unknown, missing and revoked keys, and keys on a

@@ -1,8 +1,8 @@
-import { GatewayError } from '../../leaves/errors/gateway-error.js';
-import { Errors } from '../../leaves/errors/catalog.js';
-import type { JsonRpcResponse } from '../../leaves/jsonrpc/types.js';
-import { step, type Stage } from '../../model/stage.js';
-import { methodOf, replyOf } from '../../model/context-access.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { Errors } from '../../errors/catalog.js';
+import type { JsonRpcResponse } from '../../jsonrpc/types.js';
+import { step, type Stage } from '../stage.js';
+import { methodOf, replyOf } from '../../context/context-access.js';
 
 /**
  * Runs the method's `checkResult` hook on the upstream's answer. Only methods with a hook pay for

@@ -1,6 +1,6 @@
-import type { CallBatch, RequestContext } from '../../model/context.js';
-import { step, type Stage, type StageDependencies } from '../../model/stage.js';
-import { createUpstreamSender } from '../upstream-sender.js';
+import type { CallBatch, RequestContext } from '../../types.js';
+import { step, type Stage, type StageDependencies } from '../stage.js';
+import { createUpstreamSender } from '../../upstream/upstream-sender.js';
 import { settleNodeError } from '../node-error.js';
 
 /**

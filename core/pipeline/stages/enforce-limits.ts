@@ -1,6 +1,6 @@
-import type { Network } from '../../model/context.js';
-import { step, type Stage } from '../../model/stage.js';
-import { methodOf } from '../../model/context-access.js';
+import type { Network } from '../../types.js';
+import { step, type Stage } from '../stage.js';
+import { methodOf } from '../../context/context-access.js';
 
 /**
  * Runs the method's `limits` hook: it may refuse the call (a `GatewayError`) or rewrite its params (a

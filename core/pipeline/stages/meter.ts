@@ -1,10 +1,10 @@
-import { GatewayError } from '../../leaves/errors/gateway-error.js';
-import { Errors } from '../../leaves/errors/catalog.js';
-import type { RequestContext } from '../../model/context.js';
-import type { DebitResult } from '../../model/credit-ledger.js';
-import type { RateDecision } from '../../model/rate-limiter.js';
-import { isPromise, step, type Stage, type StageDependencies } from '../../model/stage.js';
-import { keyOf, methodOf, planOf } from '../../model/context-access.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { Errors } from '../../errors/catalog.js';
+import type { RequestContext } from '../../types.js';
+import type { DebitResult } from '../../metering/credit-ledger.js';
+import type { RateDecision } from '../../metering/rate-limiter.js';
+import { isPromise, step, type Stage, type StageDependencies } from '../stage.js';
+import { keyOf, methodOf, planOf } from '../../context/context-access.js';
 
 /**
  * Charges the call's credits (the method's, unless an earlier stage set {@link RequestContext.credits}): first the key's throughput bucket (credits per second), then its daily

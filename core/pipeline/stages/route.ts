@@ -1,5 +1,5 @@
-import { networkUnavailable } from '../../implementations/upstream/unavailable.js';
-import { step, type Stage, type StageDependencies } from '../../model/stage.js';
+import { networkUnavailable } from '../../upstream/unavailable.js';
+import { step, type Stage, type StageDependencies } from '../stage.js';
 
 /**
  * Asks the upstream selector which upstreams may serve the call, in order: the healthy primaries, then

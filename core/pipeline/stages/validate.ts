@@ -1,7 +1,7 @@
-import { GatewayError } from '../../leaves/errors/gateway-error.js';
-import { Errors } from '../../leaves/errors/catalog.js';
-import { step, type Stage } from '../../model/stage.js';
-import type { MethodDefinition, NetworkMethod, RequestContext } from '../../model/context.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { Errors } from '../../errors/catalog.js';
+import { step, type Stage } from '../stage.js';
+import type { MethodDefinition, NetworkMethod, RequestContext } from '../../types.js';
 
 const NO_PARAMS: readonly unknown[] = Object.freeze([]);
 

@@ -1,4 +1,5 @@
-import { Tokens, type EmbeddedUpstreamProvider, type GatewayConfig, type NetworkConfig, type TollgatePlugin } from 'tollgate';
+import { Tokens, type EmbeddedUpstreamProvider, type GatewayConfig, type TollgatePlugin } from 'tollgate/plugin';
+import { type NetworkConfig } from 'tollgate';
 import { InstanceTracker } from './instance-tracker.js';
 import { startDevnetInstance, type DevnetInstance, type DevnetKind } from './devnet-instance.js';
 import { DEVNET_OPTIONS_SCHEMA, DEVNET_SECTION_SCHEMA, readDevnetSettings, resolveDevnetSettings, type DevnetSettings, type ResolvedDevnetSettings } from './devnet-settings.js';

@@ -1,4 +1,4 @@
-import { validateSettings, type SettingsSchema } from 'tollgate';
+import { validateSettings, type SettingsSchema } from 'tollgate/plugin';
 import type { AnvilOptions } from './anvil-process.js';
 import type { BorSignerInput } from './bor-validators.js';
 import type { SeedOptions } from './seed-types.js';

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Errors, GatewayError, NodeAnswerError, type Clock, type FilterLimits, type FilterStore, type LimitsInput, type MethodDefinition } from '../../../core/index.js';
+import { Errors, GatewayError, NodeAnswerError, type Clock, type FilterLimits, type FilterStore, type LimitsInput, type MethodDefinition } from '../../../core/plugin-api.js';
 import { answerWith, answerWithNodeError } from '../gateway-answer.js';
 import { logFilter } from '../log-filter.js';
 import { noParams, positional, quantity } from '../schemas.js';

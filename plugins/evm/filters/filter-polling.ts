@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { NetworkRuntime } from '../../../core/index.js';
+import type { NetworkRuntime } from '../../../core/plugin-api.js';
 
 /** The criteria of a log filter, as `eth_newFilter` took them. */
 export interface LogCriteria {

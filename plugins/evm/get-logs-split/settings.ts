@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { ConfigError, validateSettings } from '../../../core/index.js';
+import { ConfigError, validateSettings } from '../../../core/plugin-api.js';
 
 /** How a network splits wide `eth_getLogs` queries. */
 export interface GetLogsSplitSettings {

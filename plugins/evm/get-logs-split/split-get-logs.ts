@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Errors, GatewayError, NodeAnswerError, type LimitsInput, type NetworkRuntime } from '../../../core/index.js';
+import { Errors, GatewayError, NodeAnswerError, type LimitsInput, type NetworkRuntime } from '../../../core/plugin-api.js';
 import { answerWith, answerWithNodeError } from '../gateway-answer.js';
 import { isRangeTooWide } from './range-too-wide.js';
 import type { GetLogsSplitSettings } from './settings.js';
@@ -58,7 +58,7 @@ class NodeAnswer {
  * Serves an `eth_getLogs` call by parts when `settings.split` is on and the filter names a block range
  * (not a `blockHash`): the range is cut into parts of `maxBlockRange` blocks (or the narrowest a node of
  * this network asked for), at most `concurrency` node queries run at once, and a part a node finds too
- * wide ({@link isRangeTooWide}) is halved and asked again. The parts' logs are merged in block order into
+ * wide (`isRangeTooWide`) is halved and asked again. The parts' logs are merged in block order into
  * one answer for the client. The limits are the whole call's: more than `maxResults` logs, or more than
  * `timeoutMs`, ends it with `LIMIT_EXCEEDED` (refunded). Another error of a node is the call's answer, as
  * it would be unsplit. Returns false, doing nothing, when the call is to go to a node as it is (splitting

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { JsonSchema, MethodDefinition } from '../../../core/index.js';
+import type { JsonSchema, MethodDefinition } from '../../../core/plugin-api.js';
 import { addresses, MAX_TOPIC_POSITIONS, topicPosition } from '../log-filter.js';
 import { positional } from '../schemas.js';
 

@@ -1,4 +1,5 @@
-import { Errors, GatewayError, SecretVerifier, step, type RequestContext, type StageDefinition, keyOf } from '../../../core/index.js';
+import { Errors, GatewayError, step, type RequestContext, type StageDefinition, keyOf } from '../../../core/plugin-api.js';
+import { SecretVerifier } from '../../../core/transport-api.js';
 import { isIpfsNetwork } from '../family.js';
 import type { ResolvedIpfsSettings } from '../settings.js';
 import { secretCheckOf } from '../secret-check.js';

@@ -1,4 +1,5 @@
-import { createUpstreamSender, step, type RequestContext, type StageDefinition, type Upstream, type UpstreamReply, type UpstreamSender, replyOf, servedByOf } from '../../../core/index.js';
+import { createUpstreamSender, type Upstream, type UpstreamSender } from '../../../core/upstream-api.js';
+import { step, type RequestContext, type StageDefinition, type UpstreamReply, replyOf, servedByOf } from '../../../core/plugin-api.js';
 import type { CID } from 'multiformats/cid';
 import { parseContentPath } from '../content-path.js';
 import { IPFS_REQUEST, OBJECT_FROM_BLOCK } from '../context-keys.js';

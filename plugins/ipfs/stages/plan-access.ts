@@ -1,4 +1,4 @@
-import { Errors, GatewayError, step, type StageDefinition, planOf } from '../../../core/index.js';
+import { Errors, GatewayError, step, type StageDefinition, planOf } from '../../../core/plugin-api.js';
 import { isIpfsNetwork } from '../family.js';
 import type { ResolvedIpfsSettings } from '../settings.js';
 import { CREDENTIALS_STAGE } from './credentials.js';

@@ -1,4 +1,5 @@
-import { Errors, GatewayError, step, type RateDecision, type StageDefinition, keyOf, planOf } from '../../../core/index.js';
+import { Errors, GatewayError, step, type StageDefinition, keyOf, planOf } from '../../../core/plugin-api.js';
+import { type RateDecision } from '../../../core/store-api.js';
 import { ipfsCommand } from '../commands.js';
 import { isIpfsNetwork } from '../family.js';
 import type { ResolvedIpfsSettings } from '../settings.js';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { hashSecret, isPromise, step, type ApiKeyRecord, type RequestContext, type StageDefinition } from '../../../core/index.js';
+import { hashSecret, type ApiKeyRecord } from '../../../core/store-api.js';
+import { isPromise, step, type RequestContext, type StageDefinition } from '../../../core/plugin-api.js';
 import { isIpfsNetwork } from '../family.js';
 import { refuseCredentials } from './credentials.js';
 import { secretCheckOf } from '../secret-check.js';

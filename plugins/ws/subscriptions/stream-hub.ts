@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { isPromise, type MaybePromise, type StreamAsk, type StreamContinuity, type StreamRequest, type SubscriptionSupport, type Upstream } from '../../../core/index.js';
+import { isPromise, type MaybePromise, type StreamAsk, type StreamContinuity, type StreamRequest, type SubscriptionSupport } from '../../../core/plugin-api.js';
+import { type Upstream } from '../../../core/upstream-api.js';
 import type { UpstreamSocket } from '../upstream/upstream-socket.js';
 
 /** A client subscription fed by a hub. */

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { Errors, GatewayError, type RequestContext, type StreamRequest, type SubscriptionSupport, type Upstream, type UpstreamSelector } from '../../../core/index.js';
+import { Errors, GatewayError, type RequestContext, type StreamRequest, type SubscriptionSupport } from '../../../core/plugin-api.js';
+import { type Upstream, type UpstreamSelector } from '../../../core/upstream-api.js';
 import { StreamHub } from './stream-hub.js';
 import type { UpstreamSocketPool } from '../upstream/socket-pool.js';
 import type { SubscriptionSettings } from './settings.js';

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { ClientSocket } from '../client-socket.js';
-import { ContextKey, Errors, GatewayError, isPromise, type ApiKeyRecord, type EventCharge, type GatewayRuntime, type MeteredEvent, type Plan, type RequestContext, type StreamRequest, type SubscriptionSupport, keyOf, planOf } from '../../../core/index.js';
+import { ContextKey, Errors, GatewayError, isPromise, type RequestContext, type StreamRequest, type SubscriptionSupport, keyOf, planOf } from '../../../core/plugin-api.js';
+import { type ApiKeyRecord, type Plan } from '../../../core/store-api.js';
+import { type EventCharge, type GatewayRuntime, type MeteredEvent } from '../../../core/transport-api.js';
 import type { HubMember, StreamHub } from './stream-hub.js';
 import type { SubscriptionService } from './subscription-service.js';
 import { eventCredits, type SubscriptionSettings } from './settings.js';

@@ -1,4 +1,5 @@
-import { Errors, GatewayError, networkUnavailable, step, type Network, type RequestContext, type StageDefinition, type SubscriptionSupport, methodOf, planOf } from '../../../core/index.js';
+import { Errors, GatewayError, step, type Network, type RequestContext, type StageDefinition, type SubscriptionSupport, methodOf, planOf } from '../../../core/plugin-api.js';
+import { networkUnavailable } from '../../../core/upstream-api.js';
 import { SUBSCRIPTION_SESSION } from './subscription-session.js';
 import type { SubscriptionService } from './subscription-service.js';
 import { methodCredits } from './settings.js';

@@ -1,6 +1,6 @@
 // Finds and replaces the `id` of JSON-RPC messages in their bytes, without parsing them: a call's bytes
 // go to the node and its answer's bytes back to the client as they came, only the id changes.
-import { memberRange } from '../../../core/index.js';
+import { memberRange } from '../../../core/transport-api.js';
 
 /** Where a member's value lies in a message's bytes. */
 export interface ValueRange {

@@ -1,4 +1,4 @@
-import type { Upstream } from '../../../core/index.js';
+import type { Upstream } from '../../../core/upstream-api.js';
 import { UpstreamSocket } from './upstream-socket.js';
 
 /** How the transport's upstream WebSockets are kept. */

@@ -1,7 +1,9 @@
 import { connect as netConnect, isIP, type NetConnectOpts, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { WebSocket, RawData } from 'ws';
-import { UpstreamFailure, arrayElements, type CancelSignal, type UpstreamReply } from '../../../core/index.js';
+import { UpstreamFailure } from '../../../core/upstream-api.js';
+import { arrayElements, type CancelSignal } from '../../../core/transport-api.js';
+import { type UpstreamReply } from '../../../core/plugin-api.js';
 import { ws as wsPackage } from '../peers.js';
 import { idRange, integerAt, replaceAt, type ValueRange } from './json-ids.js';
 
@@ -69,9 +71,9 @@ function timedOut(pending: Pending, timeoutMs: number): void {
 /**
  * One WebSocket to an upstream node, multiplexed: every call gets an id of this socket's own (the
  * answer is matched by it and given back with the caller's id), and notifications are routed by the
- * node's subscription id. It carries subscriptions ({@link subscribe}, {@link call}) and clients' calls
- * as bytes ({@link request}). A node that misses a ping answer is dropped; every call waiting on it then
- * fails, and whoever holds the socket learns it through {@link onClose}. A socket is never reopened.
+ * node's subscription id. It carries subscriptions (`subscribe`, `call`) and clients' calls
+ * as bytes (`request`). A node that misses a ping answer is dropped; every call waiting on it then
+ * fails, and whoever holds the socket learns it through `onClose`. A socket is never reopened.
  */
 export class UpstreamSocket {
   readonly #socket: WebSocket;
@@ -92,7 +94,7 @@ export class UpstreamSocket {
 
   /**
    * @param pingMs Interval of pings; a node that has not answered the previous one is dropped.
-   * @param timeoutMs Handshake timeout, and the timeout of {@link call} and {@link subscribe}.
+   * @param timeoutMs Handshake timeout, and the timeout of `call` and `subscribe`.
    */
   constructor(url: string, headers: Readonly<Record<string, string>>, pingMs: number, timeoutMs: number) {
     this.#timeoutMs = timeoutMs;

@@ -1,4 +1,6 @@
-import type { CancelSignal, Upstream, UpstreamChannel, UpstreamReply, UpstreamRequest } from '../../../core/index.js';
+import type { CancelSignal } from '../../../core/transport-api.js';
+import type { Upstream, UpstreamChannel, UpstreamRequest } from '../../../core/upstream-api.js';
+import type { UpstreamReply } from '../../../core/plugin-api.js';
 import type { UpstreamSocketPool } from './socket-pool.js';
 
 /**

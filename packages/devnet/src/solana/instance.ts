@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { EmbeddedUpstreamInstance } from 'tollgate';
+import type { EmbeddedUpstreamInstance } from 'tollgate/plugin';
 import { checkDevnetLayer, LITESVM_PROPERTIES, NETWORK_OPTIONS_SCHEMA } from '../devnet-settings.js';
 import { LiteSvmNode, type LiteSvmNodeOptions } from './litesvm-node.js';
 import { startLiteSvmServer, type LiteSvmServer } from './rpc-server.js';

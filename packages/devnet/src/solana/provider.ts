@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { EmbeddedUpstreamProvider, NetworkConfig } from 'tollgate';
+import type { EmbeddedUpstreamProvider } from 'tollgate/plugin';
+import type { NetworkConfig } from 'tollgate';
 import { InstanceTracker } from '../instance-tracker.js';
 import { readLiteSvmSettings, startLiteSvmInstance, type LiteSvmInstance, type LiteSvmSettings } from './instance.js';
 

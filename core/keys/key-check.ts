@@ -1,0 +1,21 @@
+import { GatewayError } from '../errors/gateway-error.js';
+import { Errors } from '../errors/catalog.js';
+import type { GatewayConfig } from '../config/types.js';
+import type { ApiKeyRecord, KeyStore, Plan } from './keys.js';
+import type { KeyAccess, KeyCheck } from '../plugin/runtime.js';
+import { isPromise } from '../util/maybe-promise.js';
+
+/** The gateway's one key check: the `authenticate` stage and a transport's handshake both use it. */
+export function createKeyCheck(keys: KeyStore, config: GatewayConfig): KeyCheck {
+  const plans = new Map<string, Plan>(Object.entries(config.plans).map(([name, plan]) => [name, { name, ...plan }]));
+  const accept = (key: ApiKeyRecord | undefined): KeyAccess => {
+    const plan = key === undefined ? undefined : plans.get(key.plan);
+    if (key === undefined || key.revoked === true || plan === undefined) throw new GatewayError(Errors.UNAUTHORIZED);
+    return { key, plan };
+  };
+  return ({ apiKey, keyHint }) => {
+    if (apiKey === undefined || apiKey === '') throw new GatewayError(Errors.UNAUTHORIZED, { message: keyHint === undefined ? 'API key required' : `API key required in ${keyHint}` });
+    const found = keys.find(apiKey);
+    return isPromise(found) ? found.then(accept) : accept(found);
+  };
+}

@@ -1,5 +1,0 @@
-/** A value or a promise of it: stores answer synchronously when they can, which keeps the hot path short. */
-export type MaybePromise<T> = T | Promise<T>;
-
-/** A JSON Schema (draft 2020-12) document, as a plain object. */
-export type JsonSchema = object | boolean;

@@ -1,0 +1,71 @@
+import type { Clock } from '../util/clock.js';
+import type { Logger } from 'pino';
+import type { CreditLedger, DebitResult } from './credit-ledger.js';
+import type { EventCharge, EventMeter, EventRefund, EventTaken, MeteredEvent } from './metered-event.js';
+import type { UsageEvent } from '../usage/usage.js';
+import { isPromise } from '../util/maybe-promise.js';
+
+export type { MeteredEvent, EventMeter, EventCharge, EventTaken, EventRefund };
+
+const FREE: EventCharge = Object.freeze({ ok: true });
+
+function listOf(events: MeteredEvent | readonly MeteredEvent[]): readonly MeteredEvent[] {
+  return Array.isArray(events) ? events : [events as MeteredEvent];
+}
+
+/** Usage of `events` at `at`, summed per method (a batch of one kind is one record). */
+function usageOf(events: readonly MeteredEvent[], at: number, sign: 1 | -1): UsageEvent[] {
+  const byMethod = new Map<string, { calls: number; credits: number; bytes: number }>();
+  for (const event of events) {
+    const total = byMethod.get(event.method);
+    if (total === undefined) byMethod.set(event.method, { calls: 1, credits: event.credits, bytes: event.bytes ?? 0 });
+    else {
+      total.calls++;
+      total.credits += event.credits;
+      total.bytes += event.bytes ?? 0;
+    }
+  }
+  const first = events[0]!;
+  return [...byMethod].map(([method, total]) => ({
+    keyId: first.key.id, network: first.network, method, at, calls: sign * total.calls, credits: sign * total.credits, bytes: sign * total.bytes, failed: false,
+  }));
+}
+
+/** Builds the gateway's {@link EventMeter} over its ledger and the gateway's way into its usage recorder. */
+export function createEventMeter(ledger: CreditLedger, recordUsage: (event: UsageEvent) => void, clock: Clock): EventMeter {
+  const record = (events: readonly MeteredEvent[], at: number, result: DebitResult | EventCharge): EventCharge => {
+    if (!result.ok) return result;
+    for (const usage of usageOf(events, at, 1)) recordUsage(usage);
+    return 'receipt' in result && result.receipt !== undefined ? { ok: true, receipt: result.receipt } : FREE;
+  };
+  return (input) => {
+    const events = listOf(input);
+    const at = clock.now();
+    if (events.length === 0) return FREE;
+    let credits = 0;
+    for (const event of events) credits += event.credits;
+    if (credits <= 0) return record(events, at, FREE);
+    const first = events[0]!;
+    const result = ledger.debit(first.key.id, credits, first.plan.dailyCredits, new Date(at));
+    return isPromise(result) ? result.then((r) => record(events, at, r)) : record(events, at, result);
+  };
+}
+
+/** Builds the gateway's {@link EventRefund}: the ledger's refund, then usage taken back on the debit's own day. */
+export function createEventRefund(ledger: CreditLedger, recordUsage: (event: UsageEvent) => void, logger: Logger): EventRefund {
+  return (charge, input) => {
+    const events = listOf(input);
+    const receipt = charge.receipt;
+    if (receipt === undefined || events.length === 0) return;
+    const failed = (error: unknown): void => logger.error({ err: error }, 'refund of undelivered events failed');
+    // On the debit's own UTC day, as the ledger gives it back.
+    const refunded = (): void => { for (const usage of usageOf(events, Date.parse(`${receipt.day}T00:00:00.000Z`), -1)) recordUsage(usage); };
+    try {
+      const done = ledger.refund(receipt);
+      if (isPromise(done)) done.then(refunded, failed);
+      else refunded();
+    } catch (error) {
+      failed(error);
+    }
+  };
+}

@@ -1,0 +1,66 @@
+import type { Balance, CreditLedger, DebitReceipt, DebitResult } from './credit-ledger.js';
+import { nextUtcMidnight, UtcDayCache } from './credit-ledger.js';
+import { newDebitId } from './debit-id.js';
+
+/**
+ * A {@link CreditLedger} in process memory: exact within one process, lost on restart. Days other than
+ * the current and previous one are dropped as the clock moves on.
+ */
+export class MemoryCreditLedger implements CreditLedger {
+  /** Credits used, by UTC day and then by key id. */
+  readonly #days = new Map<string, Map<string, number>>();
+  /** Ids of the debits refunded, by UTC day (dropped with the day). */
+  readonly #refunded = new Map<string, Set<string>>();
+  readonly #dayCache = new UtcDayCache();
+  #today = '';
+
+  debit(keyId: string, credits: number, dailyLimit: number, now: Date): DebitResult {
+    const day = this.#roll(now);
+    const keys = this.#keysOf(day);
+    const used = keys.get(keyId) ?? 0;
+    if (used + credits > dailyLimit) {
+      return { ok: false, remaining: Math.max(0, dailyLimit - used), resetsAt: nextUtcMidnight(now) };
+    }
+    keys.set(keyId, used + credits);
+    return { ok: true, receipt: { id: newDebitId(), keyId, day, credits }, remaining: dailyLimit - used - credits };
+  }
+
+  refund(receipt: DebitReceipt): void {
+    const keys = this.#days.get(receipt.day);
+    if (keys === undefined) return;
+    let refunded = this.#refunded.get(receipt.day);
+    if (refunded === undefined) this.#refunded.set(receipt.day, (refunded = new Set()));
+    if (refunded.has(receipt.id)) return;
+    refunded.add(receipt.id);
+    const used = keys?.get(receipt.keyId);
+    if (used !== undefined) keys.set(receipt.keyId, Math.max(0, used - receipt.credits));
+  }
+
+  balance(keyId: string, dailyLimit: number, now: Date): Balance {
+    const day = this.#dayCache.dayOf(now.getTime());
+    const used = this.#days.get(day)?.get(keyId) ?? 0;
+    return { day, used, remaining: Math.max(0, dailyLimit - used), resetsAt: nextUtcMidnight(now) };
+  }
+
+  #keysOf(day: string): Map<string, number> {
+    let keys = this.#days.get(day);
+    if (keys === undefined) this.#days.set(day, (keys = new Map()));
+    return keys;
+  }
+
+  /** The day of `now`; when it is a new day, forgets every day but it and the one before. */
+  #roll(now: Date): string {
+    const day = this.#dayCache.dayOf(now.getTime());
+    if (day !== this.#today) {
+      const previous = this.#today;
+      for (const known of this.#days.keys()) {
+        if (known !== day && known !== previous) {
+          this.#days.delete(known);
+          this.#refunded.delete(known);
+        }
+      }
+      this.#today = day;
+    }
+    return day;
+  }
+}

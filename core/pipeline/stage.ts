@@ -1,0 +1,112 @@
+import { from, mergeMap, of, type OperatorFunction } from 'rxjs';
+import type { DependencyContainer } from 'tsyringe';
+import type { Logger } from 'pino';
+import type { RequestContext } from '../types.js';
+import { isPromise, type MaybePromise } from '../util/maybe-promise.js';
+import type { GatewayConfig } from '../config/types.js';
+import type { KeyStore } from '../keys/keys.js';
+import type { CreditLedger } from '../metering/credit-ledger.js';
+import type { RateLimiter } from '../metering/rate-limiter.js';
+import type { Clock } from '../util/clock.js';
+import type { UpstreamSelector } from '../upstream/selector.js';
+
+/**
+ * A pipeline stage: an RxJS operator over contexts. A stage fails a call by emitting a `GatewayError`.
+ *
+ * The pipeline applies a stage to each call on its own: the operator's source emits that call's context
+ * once and completes, so `retry` re-runs only this stage's own work and `timeout` bounds only it. The
+ * operator must emit that same context exactly once; emitting nothing, twice or another object fails the
+ * call with `STAGE_CONTRACT_VIOLATED` instead of leaving the client without an answer, or with two.
+ */
+export type Stage = OperatorFunction<RequestContext, RequestContext>;
+
+/** The names of the core's stages, in pipeline order. */
+export const CORE_STAGES = ['authenticate', 'validate', 'meter', 'enforceLimits', 'route', 'dispatch', 'checkResult'] as const;
+
+/** The name of a core stage. */
+export type CoreStageName = (typeof CORE_STAGES)[number];
+
+/** What stage factories receive: the gateway's services, resolved from its container. */
+export interface StageDependencies {
+  /** The resolved config. */
+  readonly config: GatewayConfig;
+  /** The gateway's container, for plugin-specific services. */
+  readonly container: DependencyContainer;
+  /** Key lookup. */
+  readonly keys: KeyStore;
+  /** Credit balances. */
+  readonly ledger: CreditLedger;
+  /** Throughput limits. */
+  readonly limiter: RateLimiter;
+  /** Upstream choice. */
+  readonly selector: UpstreamSelector;
+  /** Time. */
+  readonly clock: Clock;
+  /** Logs. */
+  readonly logger: Logger;
+}
+
+/**
+ * A stage contributed by a plugin, placed relative to a core stage (or another plugin stage).
+ *
+ * @example
+ * ```ts
+ * const allowlist: StageDefinition = {
+ *   name: 'allowlist',
+ *   after: 'validate', // before `meter`, so a refused call costs nothing
+ *   create: () => step((ctx) => { if (!allowed(ctx)) throw new GatewayError(Errors.FORBIDDEN); }),
+ * };
+ * ```
+ */
+export interface StageDefinition {
+  /** Unique stage name. */
+  readonly name: string;
+  /** Insert right before this stage. */
+  readonly before?: string;
+  /** Insert right after this stage. */
+  readonly after?: string;
+  /**
+   * The network families whose calls this stage concerns (a call runs it when its network has one of
+   * them). Absent: every family. Read once, when the gateway is assembled (after every plugin
+   * registered), so a plugin may compute it from what other plugins registered.
+   */
+  readonly families?: readonly string[];
+  /**
+   * The transports whose calls this stage concerns (`ws`, `http`, ...). Absent: every transport. A call
+   * runs a stage only when both its network's families and its transport match.
+   */
+  readonly transports?: readonly string[];
+  /** Builds the operator once, when the gateway is assembled. */
+  create(deps: StageDependencies): Stage;
+}
+
+
+/** The function behind a stage built with {@link step}, so the pipeline can run such stages in one loop. */
+export type StepFunction = (ctx: RequestContext) => MaybePromise<void>;
+
+const STEP = Symbol.for('tollgate.step');
+
+/** The function of a stage built with {@link step}, or undefined for any other operator. */
+export function stepFunctionOf(stage: Stage): StepFunction | undefined {
+  return (stage as Stage & { [STEP]?: StepFunction })[STEP];
+}
+
+/**
+ * Builds a stage from a function that inspects or updates the context, synchronously or not. Throwing
+ * (or rejecting) fails the call. Synchronous work stays synchronous, so cheap stages cost no extra tick,
+ * and the pipeline runs consecutive `step` stages in one plain loop rather than one operator each.
+ *
+ * @example
+ * ```ts
+ * const tagged: Stage = step((ctx) => { ctx.state.set(TAG, 'seen'); });
+ * ```
+ */
+export function step(fn: StepFunction): Stage {
+  const operator: Stage = mergeMap((ctx) => {
+    const result = fn(ctx);
+    return isPromise(result) ? from(result.then(() => ctx)) : of(ctx);
+  });
+  return Object.assign(operator, { [STEP]: fn });
+}
+
+export { isPromise };

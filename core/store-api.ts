@@ -1,0 +1,19 @@
+/**
+ * For authors of stores: the credit ledger, rate limiter, key store and usage recorder contracts, the
+ * in-memory implementations, and the helpers every store needs (debit ids, UTC days, key hashes). Import it
+ * as `tollgate/store`.
+ *
+ * @packageDocumentation
+ */
+import 'reflect-metadata';
+
+export { type CreditLedger, type DebitReceipt, type DebitResult, type DebitTaken, type DebitRefused, type Balance, utcDay, nextUtcMidnight, UtcDayCache } from './metering/credit-ledger.js';
+export { MemoryCreditLedger } from './metering/memory-credit-ledger.js';
+export { newDebitId } from './metering/debit-id.js';
+export { type RateLimiter, type RateDecision, type RateAllowed, type RateRefused, MemoryRateLimiter } from './metering/rate-limiter.js';
+export type { KeyStore, ApiKeyRecord, Plan } from './keys/keys.js';
+export { KeyRegistryToken, LayeredKeyStore, apiKeyHash, recordOf, type KeyRegistry, type StoredKey, type KeyChanges } from './keys/key-registry.js';
+export { type UsageRecorder, type UsageTotals, type UsageEvent, MemoryUsageRecorder } from './usage/usage.js';
+export { hashSecret, verifySecret } from './keys/secret-hash.js';
+export { instanceCachingFactory } from 'tsyringe';
+export type { SharedHeads, HeadKey, HeadListener } from './upstream/shared-heads.js';

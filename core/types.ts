@@ -1,0 +1,539 @@
+// The request context and the contracts it references: methods and families, networks, upstreams and
+// the call protocol. They refer to one another, so they live in one file and no import cycle forms.
+import type { DebitReceipt } from './metering/credit-ledger.js';
+import type { ApiKeyRecord, Plan } from './keys/keys.js';
+import type { JsonRpcId } from './jsonrpc/types.js';
+import type { JsonRpcErrorObject, JsonRpcResponse } from './jsonrpc/types.js';
+import type { UpstreamFailure } from './upstream/upstream-failure.js';
+import type { MaybePromise, JsonSchema } from './util/maybe-promise.js';
+import { GatewayError } from './errors/gateway-error.js';
+import type { CancelSignal } from './context/cancel-signal.js';
+import { Errors } from './errors/catalog.js';
+import type { GatewayConfig, NetworkConfig } from './config/types.js';
+import type { SubscriptionSupport } from './network/subscription.js';
+import type { AnswerHead } from './upstream/shared-heads.js';
+import type { UpstreamBudget } from './upstream/upstream-budgets.js';
+
+/** What the client sent to authenticate: the key from the URL, and for some APIs a secret. */
+export interface Credentials {
+  /** The API key, as the client sent it. Never log it: log {@link ApiKeyRecord.id} instead. */
+  readonly apiKey: string | undefined;
+  /** The key's secret (HTTP basic password), when the interface uses one. */
+  readonly secret?: string | undefined;
+  /** Where the transport expects the key, for the error a call without one gets (`the URL: /v3/<API_KEY>`). */
+  readonly keyHint?: string | undefined;
+}
+
+/** Facts about the client connection that stages may consult (allowlists, logs). */
+export interface RequestMeta {
+  /** The `Origin` header, if any. */
+  readonly origin?: string | undefined;
+  /** The `User-Agent` header, if any. */
+  readonly userAgent?: string | undefined;
+  /** The client's address. */
+  readonly remoteAddress?: string | undefined;
+  /** All request headers, lower-cased names. */
+  readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
+  /**
+   * State of the client's long-lived connection (a WebSocket), shared by every call made on it: the
+   * transport creates one per connection, and stages keep per-connection state there under their
+   * {@link ContextKey} (the subscriptions a connection holds, for instance). Absent for one-shot requests.
+   */
+  readonly connection?: ContextState;
+  /**
+   * Another way for this client's calls to reach upstreams than their own {@link Upstream.request}: a
+   * transport that holds connections sets one (a pool of persistent connections to the nodes, for
+   * instance), and every upstream attempt of its calls, alone or in a batch, is offered to it first (see
+   * {@link UpstreamChannel}). Absent: every attempt uses the upstream's own request.
+   */
+  readonly channel?: UpstreamChannel;
+}
+
+/**
+ * A road to upstreams that a transport offers for its calls (see {@link RequestMeta.channel}), beside
+ * each upstream's own {@link Upstream.request}. Dispatch offers it every attempt under the same rules
+ * as any other: the selector admits the upstream first and learns the outcome, failures fail over, a
+ * call that may have been received is never resent when it is not idempotent, and cancelling the call
+ * aborts `signal`.
+ */
+export interface UpstreamChannel {
+  /**
+   * Sends `request` to `upstream` and resolves with the reply as {@link Upstream.request} would give it
+   * (the same status, the same ids in the body), or rejects with an `UpstreamFailure` (`connect`,
+   * `reset` or `timeout`, with `maybeReceived` true once the request may have left). Returns undefined,
+   * synchronously, when the channel cannot carry this request now (no connection to that upstream yet, a
+   * request it does not carry): the attempt then goes by `upstream.request`, so a channel that is down
+   * never fails a call by itself. When `signal` aborts, the request is dropped and the promise rejects.
+   */
+  request(upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: CancelSignal): Promise<UpstreamReply> | undefined;
+}
+
+/** One call: a JSON-RPC request, or a command of another API (the file-storage API, for instance). */
+export interface Call {
+  /** Method or command name. */
+  readonly method: string;
+  /** Parameters as the client sent them. A `limits` hook may replace them (see {@link RequestContext.params}). */
+  readonly params: unknown;
+  /** JSON-RPC id; `undefined` for a notification, or for a call of a non-JSON-RPC API. */
+  readonly id?: JsonRpcId | undefined;
+  /** The client's exact bytes for this call, forwarded unchanged when nothing was rewritten. */
+  readonly raw?: Uint8Array | undefined;
+}
+
+/** The answer an upstream gave, as bytes (for JSON-RPC: the whole response envelope). */
+export interface UpstreamReply {
+  /** HTTP status the upstream answered with. */
+  readonly status: number;
+  /** Response headers the upstream sent. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The response body; a stream for streaming APIs. */
+  readonly body: Uint8Array | NodeJS.ReadableStream;
+  /**
+   * Trailers the upstream sent after a streamed body (a stream error reported after the status was sent, for instance), complete
+   * once the body has ended; absent when the upstream client does not expose them.
+   */
+  readonly trailers?: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** Undoes an effect of an earlier stage (a debit) when the call ends in a gateway error. */
+export type Compensation = () => void | Promise<void>;
+
+/**
+ * Everything the pipeline knows about one call. Transports create it; each stage reads what earlier
+ * stages wrote and adds its own part. Plugins add typed entries through {@link RequestContext.state}
+ * (see {@link ContextKey}) rather than new properties, so keys cannot collide.
+ */
+export interface RequestContext {
+  /** Gateway-assigned id of this call, for logs and tracing. */
+  readonly id: string;
+  /** Name of the transport that received the call (`http`, `ws`, ...). */
+  readonly transport: string;
+  /** The network the call was addressed to. */
+  readonly network: Network;
+  /** The client's credentials. */
+  readonly credentials: Credentials;
+  /** Facts about the client connection. */
+  readonly meta: RequestMeta;
+  /** The call itself. */
+  readonly call: Call;
+  /**
+   * Aborted when the call is cancelled, the one cancellation of a call: its subscriber unsubscribed before
+   * the answer (a client that went away, a closed connection, a caller's own timeout) or the signal given
+   * at creation aborted. The pipeline stops at the next stage boundary and dispatch passes it to the
+   * upstream request, so cancelling aborts the request in flight. It is the same cancellation as
+   * {@link RequestContext.signal} without an `AbortController` per call: use it where a
+   * {@link CancelSignal} is taken ({@link Upstream.request}), and `signal` where an API wants an `AbortSignal`.
+   */
+  readonly cancelSignal: CancelSignal;
+  /**
+   * The call's cancellation as a standard `AbortSignal` (made on first read): aborted with
+   * {@link RequestContext.cancelSignal}.
+   */
+  readonly signal: AbortSignal;
+  /**
+   * Cancels the call: aborts {@link RequestContext.cancelSignal} and {@link RequestContext.signal}. The pipeline calls it when the call's
+   * subscription ends before its answer; the call then fails and its compensations (the refund) run.
+   */
+  cancel(reason?: unknown): void;
+  /** The client batch the call came in, when it came in one (see {@link CallBatch}). */
+  readonly batch?: CallBatch | undefined;
+  /** Set by `authenticate`: the key's record. */
+  key?: ApiKeyRecord | undefined;
+  /** Set by `authenticate`: the key's plan. */
+  plan?: Plan | undefined;
+  /** Set by `validate`: the method's definition. */
+  method?: MethodDefinition | undefined;
+  /** Parameters to send upstream: the client's, unless a `limits` hook rewrote them. */
+  params: unknown;
+  /** True when `params` differs from the client's, so the client's bytes cannot be forwarded. */
+  rewritten: boolean;
+  /**
+   * Credits the call costs, when a stage before `meter` priced it differently from its method (a
+   * response cache pricing a hit per plan, for instance); `meter` charges the method's credits when unset.
+   */
+  credits?: number | undefined;
+  /** Set by `meter`: the debit to refund if the call fails. */
+  debit?: DebitReceipt | undefined;
+  /** Set by `route`: the upstreams to try, in order. */
+  candidates?: readonly Upstream[] | undefined;
+  /** Set by `dispatch`: the upstream that answered. */
+  servedBy?: Upstream | undefined;
+  /**
+   * Set by `dispatch`: the upstream's answer. A stage that sets it before `route` answers the call
+   * itself (from a response cache, for instance): `route`, `dispatch` and `checkResult` then leave the
+   * call alone, and {@link RequestContext.servedBy} stays unset.
+   */
+  reply?: UpstreamReply | undefined;
+  /**
+   * Set by a response-cache stage: `hit` when the answer came from its cache, `miss` when the call was
+   * cacheable but went upstream; unset for calls no cache considered. Usage and metrics count it.
+   */
+  cache?: 'hit' | 'miss' | undefined;
+  /**
+   * Headers a stage adds to the answer, lower-cased names (transports with headers send them; in a
+   * batch, the distinct values of each header are joined with `, ` in request order).
+   */
+  replyHeaders?: Record<string, string> | undefined;
+  /** Set on failure: the error the client gets. */
+  error?: GatewayError | undefined;
+  /** Number of upstream attempts made. */
+  attempts: number;
+  /** Time the call entered the pipeline (ms since epoch, from the gateway clock). */
+  readonly startedAt: number;
+  /** Undo actions, run in reverse order if the call ends in a gateway error. */
+  readonly compensations: Compensation[];
+  /** Typed, collision-free storage for plugins. */
+  readonly state: ContextState;
+}
+
+/**
+ * A typed key into {@link RequestContext.state}. Create one per piece of plugin state.
+ *
+ * @example
+ * ```ts
+ * const ALLOWED = new ContextKey<boolean>('allowlist.allowed');
+ * ctx.state.set(ALLOWED, true);
+ * const allowed: boolean | undefined = ctx.state.get(ALLOWED);
+ * ```
+ */
+export class ContextKey<T> {
+  /** Description, for debugging. */
+  readonly description: string;
+  declare private readonly phantom: T;
+  constructor(description: string) {
+    this.description = description;
+  }
+}
+
+/**
+ * Per-call storage keyed by {@link ContextKey}. A key is written once with {@link ContextState.set}: a second
+ * `set` of a key that holds a value fails the call with `STAGE_CONTRACT_VIOLATED` (two plugins claiming one
+ * key, or a stage that runs twice, is a bug to see, not a value to lose). A stage that means to change a
+ * value says so with {@link ContextState.replace}.
+ */
+export class ContextState {
+  readonly #values = new Map<ContextKey<unknown>, unknown>();
+
+  /** The value stored under `key`, if any. */
+  get<T>(key: ContextKey<T>): T | undefined {
+    return this.#values.get(key) as T | undefined;
+  }
+
+  /**
+   * Stores `value` under `key`, which must not hold a value yet.
+   *
+   * @throws GatewayError `STAGE_CONTRACT_VIOLATED` when `key` already holds one.
+   */
+  set<T>(key: ContextKey<T>, value: T): void {
+    if (this.#values.has(key)) {
+      throw new GatewayError(Errors.STAGE_CONTRACT_VIOLATED, { message: `context key "${key.description}" already holds a value; use replace to change it` });
+    }
+    this.#values.set(key, value);
+  }
+
+  /** Stores `value` under `key`, replacing any value it held: an explicit overwrite. */
+  replace<T>(key: ContextKey<T>, value: T): void {
+    this.#values.set(key, value);
+  }
+
+  /** Whether `key` holds a value. */
+  has(key: ContextKey<unknown>): boolean {
+    return this.#values.has(key);
+  }
+}
+
+/** What a method's {@link MethodDefinition.limits} hook receives. */
+export interface LimitsInput {
+  /** The validated parameters (an array for positional methods). */
+  readonly params: unknown;
+  /** The call's context. */
+  readonly ctx: RequestContext;
+  /** The network: its per-network state and an uncharged way to ask its upstreams. */
+  readonly network: NetworkRuntime;
+}
+
+/** A node error read as success by {@link MethodDefinition.onNodeError}. */
+export interface NodeErrorSettlement {
+  /** The result the client gets instead of the node's error. */
+  readonly result: unknown;
+}
+
+/** What a method's {@link MethodDefinition.onNodeError} hook receives. */
+export interface NodeErrorInput {
+  /** The parameters the call was sent with. */
+  readonly params: unknown;
+  /** The call's context. */
+  readonly ctx: RequestContext;
+  /** The node that gave the error. */
+  readonly upstream: Upstream;
+  /** Calls `method` on that node (uncharged, with its timeout): resolves with its result, rejects with its error. */
+  ask(method: string, params: readonly unknown[]): Promise<unknown>;
+}
+
+/**
+ * One method of a network family: its parameter schema, its credit cost and its policies. Method tables
+ * are data; adding a method is adding an entry.
+ *
+ * @example
+ * ```ts
+ * const getBalance: MethodDefinition = {
+ *   name: 'eth_getBalance',
+ *   credits: 80,
+ *   params: { type: 'array', prefixItems: [address, blockTag], minItems: 2, items: false },
+ *   paramNames: ['address', 'block'],
+ * };
+ * ```
+ */
+export interface MethodDefinition {
+  /** The method's name as clients call it. */
+  readonly name: string;
+  /** JSON Schema of the `params` value (missing params are validated as `[]`). */
+  readonly params: JsonSchema;
+  /**
+   * A check the schema cannot express (a checksum, a decoded length), run by `validate` right after the
+   * schema, before anything is charged: return a message naming the parameter to refuse with `-32602`.
+   */
+  readonly checkParams?: (params: unknown) => string | undefined;
+  /** Names of the positional parameters, used in error messages. */
+  readonly paramNames?: readonly string[];
+  /** Credits charged per call. */
+  readonly credits: number;
+  /** Whether the call may go to a partner provider when no primary can serve (plans permitting). */
+  readonly failover?: boolean;
+  /** False for calls that must never be sent twice (`eth_sendRawTransaction`). Default true. */
+  readonly idempotent?: boolean;
+  /** Upstream timeout for this method, overriding the upstream's own. */
+  readonly timeoutMs?: number;
+  /** The error a client gets when {@link timeoutMs} runs out (default: the catalog's upstream timeout). */
+  readonly onTimeout?: () => GatewayError;
+  /** Transports that offer the method; all when absent. */
+  readonly transports?: readonly string[];
+  /**
+   * Enforces limits before dispatch: throw a {@link GatewayError} to refuse, return new params to rewrite
+   * the call (a capped value), or return nothing to send it unchanged.
+   */
+  readonly limits?: (input: LimitsInput) => MaybePromise<unknown>;
+  /**
+   * The chain head an answer shows the client, when it shows one (a "current height" method, the block
+   * a `latest` tag resolved to): the gateway never lets a client see a head below one any upstream of
+   * the deployment has already shown in the same scope. An answer below it is not passed on: the call
+   * moves to another node, or ends with `UPSTREAM_BEHIND` (see {@link AnswerHead}).
+   */
+  readonly answerHead?: (result: unknown, params: unknown) => AnswerHead | undefined;
+  /**
+   * Reads a node's error answer to the call for what it really says, on the node that gave it: return
+   * `{ result }` to answer the client with that result instead (a resent transaction the node already
+   * has is answered with its hash), or undefined to pass the error on. `input.ask` calls that same node,
+   * uncharged. A hook that throws, or an `ask` that fails, leaves the node's error as the answer.
+   */
+  readonly onNodeError?: (error: JsonRpcErrorObject, input: NodeErrorInput) => MaybePromise<NodeErrorSettlement | undefined>;
+  /** Inspects the upstream's answer; throw a {@link GatewayError} to replace it with an error. */
+  readonly checkResult?: (response: JsonRpcResponse, ctx: RequestContext) => void;
+  /** One line for the docs. */
+  readonly description?: string;
+  /**
+   * Set for a method the family knows and refuses on purpose (a signing method a shared gateway cannot
+   * serve): `validate` answers `METHOD_NOT_SUPPORTED` with this message, before anything is charged.
+   */
+  readonly refused?: string;
+  /**
+   * The plans whose keys may call the method (an opt-in namespace sold as an add-on); every plan when
+   * absent. `validate` refuses a key of another plan with `FORBIDDEN`, before anything is charged.
+   */
+  readonly plans?: readonly string[];
+}
+
+/** A health probe: the call a family makes to see whether an upstream is alive. */
+export interface HealthProbe {
+  /** Method to call. */
+  readonly method: string;
+  /** Its parameters. */
+  readonly params: readonly unknown[];
+  /**
+   * Reads the upstream's head (a block height, a slot...) from the probe's result, in the family's own
+   * units; undefined when the result carries none. Without it, heads and lag are not tracked.
+   */
+  readonly head?: (result: unknown) => number | undefined;
+}
+
+/**
+ * A network family: the methods a kind of network offers, each with its schema and credit cost, as
+ * a family plugin defines them. A network combines one or more families.
+ */
+export interface NetworkFamily {
+  /** Unique family name, referenced by networks in the config (`families: [evm, polygon]`). */
+  readonly name: string;
+  /** The methods the family offers. */
+  readonly methods: readonly MethodDefinition[];
+  /** How to check an upstream of this family is alive. */
+  readonly probe?: HealthProbe;
+  /** How calls travel to upstreams (default: JSON-RPC over HTTP POST). */
+  readonly protocol?: CallProtocol;
+  /**
+   * True for a node's error that is the call's own outcome, whatever its words (a contract's revert, for
+   * instance): the default protocol then never takes it for the provider's capacity error and answers
+   * the client with it.
+   */
+  readonly isCallError?: (error: { readonly code?: unknown; readonly message?: unknown }) => boolean;
+  /** Subscriptions the family offers over connection-holding transports (`eth_subscribe`), if any. */
+  readonly subscriptions?: SubscriptionSupport;
+  /**
+   * The family rebuilt for a reloaded configuration (its plugin's settings read again: prices, limits,
+   * opt-in methods), used by the calls that start after the reload; throw a `ConfigError` to refuse the
+   * reload whole. A family without it stays as it was built.
+   */
+  readonly reconfigure?: (config: GatewayConfig) => NetworkFamily;
+}
+
+/**
+ * How calls of a family travel to its upstreams: how a call becomes an upstream request, and which
+ * replies are answers versus failures worth trying elsewhere. JSON-RPC is the default; a family with
+ * another wire protocol (a file-storage API, for instance) brings its own.
+ */
+export interface CallProtocol {
+  /** Builds the upstream request for the call. */
+  encode(ctx: RequestContext): UpstreamRequest;
+  /** Returns a failure when the reply is not an answer (an HTTP 5xx, a capacity error...), else undefined. */
+  inspect(reply: UpstreamReply, ctx: RequestContext): UpstreamFailure | undefined;
+  /**
+   * Present when the protocol carries several calls in one upstream request (a JSON-RPC batch): dispatch
+   * then sends the calls of one client batch that go to the same upstream together.
+   */
+  readonly batch?: BatchCodec;
+}
+
+/** How a {@link CallProtocol} puts several calls in one upstream request and finds each call's answer in the reply. */
+export interface BatchCodec {
+  /** One request carrying every call, each under an id unique within the request. */
+  encode(calls: readonly RequestContext[]): UpstreamRequest;
+  /**
+   * Each call's answer, in the order of `calls`, as if the call had been sent alone (its own id restored),
+   * or the failure that stands for a missing answer; undefined when the reply is not a batch answer at all
+   * (an upstream that does not take batches, or an error for the whole request).
+   */
+  split(reply: UpstreamReply, calls: readonly RequestContext[]): Array<UpstreamReply | UpstreamFailure> | undefined;
+}
+
+/**
+ * The calls of one client batch, as dispatch sees them: calls that reach dispatch for the same upstream
+ * at about the same time travel in one upstream request (see {@link BatchCodec}). The engine makes one
+ * per client batch; a call outside a batch has none.
+ */
+export interface CallBatch {
+  /**
+   * Sends `request` for `ctx` to `upstream`, together with the other calls of the batch bound for it when
+   * the protocol can batch, and resolves with the call's own answer. Rejects like {@link Upstream.request}.
+   */
+  send(ctx: RequestContext, upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: CancelSignal): Promise<UpstreamReply>;
+  /**
+   * Waits for `promise` on behalf of `ctx`, telling the batch that the call is held by something outside
+   * it (an identical call in flight, for instance), so the calls waiting in dispatch do not wait for it.
+   */
+  idle<T>(ctx: RequestContext, promise: Promise<T>): Promise<T>;
+}
+
+/** A method of a network, with its compiled parameter check. */
+export interface NetworkMethod {
+  /** The method as its family defines it. */
+  readonly definition: MethodDefinition;
+  /** Checks and normalizes the parameters; returns an error message when they are invalid. */
+  readonly validate: (params: unknown) => string | undefined;
+}
+
+/** What a family's hooks may use of a network: its name, state, options and an uncharged call to its upstreams. */
+export interface NetworkRuntime {
+  /** The network's name. */
+  readonly name: string;
+  /** Per-network state that families keep between calls (caches of chain data, for instance). */
+  readonly state: Map<string, unknown>;
+  /** The network's `options` from the config. */
+  readonly options: Readonly<Record<string, unknown>>;
+  /**
+   * Calls `method` on the network's upstreams, uncharged, as the gateway sends a client's call: the
+   * selector's order and breakers, failover within the network's deadline, the method's own timeout.
+   * Resolves with the node's result; rejects with the node's error, or with `UPSTREAM_UNAVAILABLE` /
+   * `UPSTREAM_TIMEOUT` when no upstream answered. Only primaries are asked: a lookup is not a client's
+   * call, and no plan makes it eligible for partner providers.
+   */
+  rpc(method: string, params: readonly unknown[]): Promise<unknown>;
+}
+
+/** A configured network: its families' methods, its upstreams and its call protocol. */
+export interface Network extends NetworkRuntime {
+  /** The network's config entry. */
+  readonly config: NetworkConfig;
+  /** Every method its families offer, by name. */
+  readonly methods: ReadonlyMap<string, NetworkMethod>;
+  /** Its families, in config order. */
+  readonly families: readonly NetworkFamily[];
+  /** Its upstreams: primaries first, then partners. */
+  readonly upstreams: readonly Upstream[];
+  /** How calls are encoded for its upstreams and their answers classified. */
+  readonly protocol: CallProtocol;
+}
+
+/** One request to an upstream. */
+export interface UpstreamRequest {
+  /** Path appended to the upstream URL's path; default: the URL's own path. */
+  readonly path?: string;
+  /** HTTP method; default POST. */
+  readonly method?: 'POST' | 'GET';
+  /** Extra headers. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The body: the client's bytes when nothing was rewritten. */
+  readonly body?: Uint8Array | string | NodeJS.ReadableStream;
+  /** Overrides the upstream's timeout. */
+  readonly timeoutMs?: number;
+  /** Aborts the request. */
+  readonly signal?: CancelSignal;
+  /** Answer with the body as a stream rather than bytes. */
+  readonly stream?: boolean;
+}
+
+/** How one upstream is reached. */
+export interface UpstreamSettings {
+  /** Unique name (logs, metrics, the served-by header). */
+  readonly name: string;
+  /** The network it serves. */
+  readonly network: string;
+  /** Its URL. */
+  readonly url: string;
+  /** Its WebSocket URL, when it has one (subscriptions need it). */
+  readonly wsUrl?: string | undefined;
+  /** Primary node or partner provider (failover). */
+  readonly role: 'primary' | 'partner';
+  /** Headers sent with every request. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Per-request timeout. */
+  readonly timeoutMs: number;
+  /** Connect timeout. */
+  readonly connectTimeoutMs: number;
+  /** Keep-alive connections in its pool. */
+  readonly connections: number;
+  /** How long an idle connection is kept. */
+  readonly keepAliveTimeoutMs: number;
+  /** Share of calls among equals. */
+  readonly weight?: number;
+  /** Its own plan, kept for the deployment (see {@link UpstreamBudgets}). */
+  readonly budget?: UpstreamBudget | undefined;
+}
+
+/** A node endpoint the gateway forwards calls to. */
+export interface Upstream {
+  /** How it is reached. */
+  readonly settings: UpstreamSettings;
+  /** Its name. */
+  readonly name: string;
+  /** Primary node or partner provider. */
+  readonly role: 'primary' | 'partner';
+  /** Share of calls among equals. */
+  readonly weight: number;
+  /** Requests in flight. */
+  readonly inFlight: number;
+  /** Sends one request; rejects with an `UpstreamFailure` when the node cannot be reached or times out. */
+  request(request: UpstreamRequest, timeoutMs?: number, signal?: CancelSignal): Promise<UpstreamReply>;
+  /** Closes its connections. */
+  close(): Promise<void>;
+}
+
+export type { MaybePromise, JsonSchema };

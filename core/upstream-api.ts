@@ -1,0 +1,15 @@
+/**
+ * For plugins that talk to upstreams themselves: the upstream sender (failover, health, breakers), the
+ * failure kinds, selectors and probes, and the attempt observer. Import it as `tollgate/upstream`.
+ *
+ * @packageDocumentation
+ */
+import 'reflect-metadata';
+
+export { createUpstreamSender, type UpstreamSender, type UpstreamAnswer, type UpstreamSenderOptions } from './upstream/upstream-sender.js';
+export { UpstreamFailure, type FailureKind } from './upstream/upstream-failure.js';
+export type { UpstreamSelector, UpstreamStatus } from './upstream/selector.js';
+export { networkUnavailable } from './upstream/unavailable.js';
+export { probeUpstream, type ProbeOutcome, type ProbeOptions } from './upstream/probe.js';
+export type { Upstream, UpstreamChannel, UpstreamRequest, UpstreamSettings } from './types.js';
+export { AttemptObserverToken, type AttemptObserver, type AttemptEnd } from './upstream/attempt-observer.js';

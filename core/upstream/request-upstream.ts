@@ -1,0 +1,16 @@
+import type { RequestContext, Upstream, UpstreamReply, UpstreamRequest } from '../types.js';
+import type { CancelSignal } from '../context/cancel-signal.js';
+
+/**
+ * Sends one upstream request of `ctx`: through the channel its transport offers (`ctx.meta.channel`,
+ * an `UpstreamChannel`) when that channel carries it now, else by the upstream's own request. Rejects
+ * like {@link Upstream.request}.
+ */
+export function requestUpstream(ctx: RequestContext, upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: CancelSignal): Promise<UpstreamReply> {
+  const channel = ctx.meta.channel;
+  if (channel !== undefined) {
+    const sent = channel.request(upstream, request, timeoutMs, signal);
+    if (sent !== undefined) return sent;
+  }
+  return upstream.request(request, timeoutMs, signal);
+}
