@@ -514,7 +514,7 @@ export interface UpstreamSettings {
   readonly keepAliveTimeoutMs: number;
   /** Share of calls among equals. */
   readonly weight?: number;
-  /** Its own plan, kept for the deployment (see {@link UpstreamBudgets}). */
+  /** Its own plan, kept for the deployment (see `UpstreamBudgets`). */
   readonly budget?: UpstreamBudget | undefined;
 }
 

@@ -8,8 +8,8 @@
  * same window), no key spent beyond its balance, every client-visible error of a documented kind.
  *
  * Parameters (environment): TOLLGATE_FLEET_WORKERS (workers per instance, default 2; 1 runs no worker fault),
- * TOLLGATE_FLEET_STORE (`single`: one Redis primary, the default; `cluster`: three masters and three
- * replicas, `tollgate start --redis-cluster`), TOLLGATE_FLEET_HOSTS (`auto`, `netns` or `loopback`),
+ * TOLLGATE_FLEET_STORE (`cluster`: three masters and three replicas, `tollgate start --redis-cluster`, the
+ * default; `single`: one Redis primary), TOLLGATE_FLEET_HOSTS (`auto`, `netns` or `loopback`),
  * TOLLGATE_FLEET_FAULTS (only the faults whose names contain one of these comma-separated words).
  */
 import t, { type Test } from 'tap';
@@ -37,7 +37,7 @@ for (const [tool, available] of [['redis-server', await redisAvailable()], ['hap
 
 const INSTANCES = 3;
 const WORKERS = Number(process.env.TOLLGATE_FLEET_WORKERS ?? 2);
-const STORE = process.env.TOLLGATE_FLEET_STORE ?? 'single';
+const STORE = process.env.TOLLGATE_FLEET_STORE ?? 'cluster';
 if (STORE !== 'single' && STORE !== 'cluster') throw new Error(`TOLLGATE_FLEET_STORE must be single or cluster, not ${STORE}`);
 const METHOD = 'eth_blockNumber';
 const COST = 80; // credits of eth_blockNumber
