@@ -1,33 +1,13 @@
 import t from 'tap';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import type { GatewayConfigInput } from '../core/index.js';
 import { alive, childProcesses } from './helpers/processes.js';
 import { socketOwner } from './helpers/socket-owner.js';
 import { until } from './helpers/until.js';
-import { cleanUpWorkersGateway, startWorkersGateway, type WorkersGateway } from './helpers/workers-cli.js';
+import { cleanUpWorkersGateway, startWorkersGateway, type WorkersGateway, workersCall as call, WORKERS_KEY, CHAIN_ID_CALL } from './helpers/workers-cli.js';
 
-const KEY = 'workers-test-key-0001';
-const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
-
-/** One JSON-RPC call over `agent`; resolves with the status, the parsed body and the client's local port. */
-function call(origin: string, agent: Agent, body = CALL): Promise<{ status: number; body: { result?: unknown; error?: unknown }; localPort: number }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${origin}/eth/v3/${KEY}`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => {
-        try {
-          resolve({ status: res.statusCode!, body: JSON.parse(text) as { result?: unknown }, localPort: req.socket!.localPort! });
-        } catch (error) {
-          reject(error as Error);
-        }
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const KEY = WORKERS_KEY;
+const CALL = CHAIN_ID_CALL;
 
 async function metricsText(origin: string): Promise<string> {
   const res = await fetch(`${origin}/metrics`);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request, type Agent } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,4 +98,29 @@ export function runTollgate(gateway: WorkersGateway, args: readonly string[]): P
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** The API key the workers tests' gateways serve. */
+export const WORKERS_KEY = 'workers-test-key-0001';
+/** A call every EVM node answers at once. */
+export const CHAIN_ID_CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
+
+/** One JSON-RPC call over `agent`; resolves with the status, the parsed body and the client's local port. */
+export function workersCall(origin: string, agent: Agent, body = CHAIN_ID_CALL): Promise<{ status: number; body: { result?: unknown; error?: unknown }; localPort: number }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${origin}/eth/v3/${WORKERS_KEY}`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => {
+        try {
+          resolve({ status: res.statusCode!, body: JSON.parse(text) as { result?: unknown }, localPort: req.socket!.localPort! });
+        } catch (error) {
+          reject(error as Error);
+        }
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
