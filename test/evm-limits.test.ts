@@ -232,7 +232,7 @@ t.test('settings: spec defaults, code options, and the config section over both'
   const defaults = resolveEvmSettings();
   t.same(
     { ...defaults, clock: undefined },
-    { getLogsMaxParams: 5000, getLogsMaxResults: 10_000, getLogsTimeoutMs: 10_000, gasCapPercent: 1000, blockGasLimitTtlMs: 5000, clock: undefined },
+    { getLogsMaxParams: 5000, getLogsMaxResults: 10_000, getLogsTimeoutMs: 10_000, gasCapPercent: 1000, blockGasLimitTtlMs: 5000, filterIdleMs: 300_000, filtersPerKey: 100, debug: {}, credits: {}, clock: undefined },
   );
   const merged = resolveEvmSettings({ getLogsMaxResults: 20_000, getLogsMaxParams: 100 }, { getLogsMaxParams: 200 });
   t.equal(merged.getLogsMaxResults, 20_000, 'from code');
@@ -257,7 +257,8 @@ t.test('evmFamily registers the evm family, configured from the config section',
   t.same(family!.probe, { method: 'eth_blockNumber', params: [], head: blockNumberHead });
   t.equal(family!.probe!.head!('0x1b4'), 436, 'the probe reads the head as a block number');
   t.equal(family!.probe!.head!('latest'), undefined);
-  t.equal(family!.isCallError, isRevert, 'reverts are the family\'s to tell');
+  t.equal(family!.isCallError!({ code: 3, message: 'execution reverted: no' }), isRevert({ code: 3 }), 'reverts are the family\'s to tell');
+  t.equal(family!.isCallError!({ code: -32000, message: 'header not found' }), false, 'other node errors are failures');
   const getLogs = family!.methods.find((m) => m.name === 'eth_getLogs')!;
   t.equal(getLogs.timeoutMs, 4000);
   t.same(thrown(t, () => getLogs.checkResult!({ jsonrpc: '2.0', id: 1, result: new Array(51).fill(null) }, ctx)), { code: -32005, message: 'query returned more than 50 results' });

@@ -54,10 +54,12 @@ export function assemble(container: DependencyContainer, plugins: readonly Tollg
   }
   // A conflict makes registering meaningless (a plugin twice registers its bindings twice).
   if (problems.length > 0) return { families: new Map(), problems };
+  const failed = new Set<string>();
   for (const plugin of plugins) {
     try {
       plugin.register(container, config);
     } catch (error) {
+      failed.add(plugin.name);
       problems.push(...fromError(error, plugin.name, `plugin "${plugin.name}" failed to register: `));
     }
   }
@@ -69,7 +71,8 @@ export function assemble(container: DependencyContainer, plugins: readonly Tollg
   const embedded = new Set(resolveAllOptional<EmbeddedUpstreamProvider>(container, Tokens.EmbeddedUpstream).map((p) => p.kind));
   config.networks.forEach((network, n) => {
     network.families.forEach((name, f) => {
-      if (!families.has(name)) problems.push({ line: `networks[${n}].families[${f}]: no plugin provides network family "${name}"${knownList(families.keys())}`, config: true, code: 'PLUGIN_INVALID', plugin: undefined, cause: undefined });
+      // A family plugin is named after its family: when it failed to register, its family is missing because of it.
+      if (!families.has(name) && !failed.has(name)) problems.push({ line: `networks[${n}].families[${f}]: no plugin provides network family "${name}"${knownList(families.keys())}`, config: true, code: 'PLUGIN_INVALID', plugin: undefined, cause: undefined });
     });
     network.upstreams.forEach((upstream, i) => {
       const kind = upstream.embedded?.split('#')[0];

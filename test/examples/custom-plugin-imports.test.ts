@@ -48,10 +48,10 @@ function specifiersOf(fileName: string, source: string): Array<{ specifier: stri
 /** Why `specifier` may not appear in `file` (a path relative to the example's folder), or undefined when it may. */
 function problemOf(file: string, specifier: string | undefined): string | undefined {
   if (specifier === undefined) return 'computed specifier: only string literals can be checked';
-  if (specifier === 'tollgate') return undefined;
+  if (specifier === 'tollgate' || /^tollgate\/(plugin|store|transport|upstream)$/.test(specifier)) return undefined;
   const plugin = /^tollgate\/plugins\/([a-z0-9-]+)$/.exec(specifier);
   if (plugin !== null) {
-    if (file !== SERVER_FILE) return `plugin entry points are for ${SERVER_FILE} only; plugin code imports 'tollgate'`;
+    if (file !== SERVER_FILE) return `plugin entry points are for ${SERVER_FILE} only; plugin code imports 'tollgate/plugin'`;
     return existsSync(join(root, 'plugins', plugin[1]!, 'index.ts')) ? undefined : `no plugin "${plugin[1]}" (plugins/${plugin[1]}/index.ts)`;
   }
   if (specifier === '@tollgate/devnet') {
@@ -62,7 +62,7 @@ function problemOf(file: string, specifier: string | undefined): string | undefi
     const target = resolve(exampleDir, dirname(file), specifier);
     return target.startsWith(exampleDir + sep) ? undefined : `leaves examples/custom-plugin/ (resolves to ${relative(root, target)})`;
   }
-  return "only 'tollgate', 'tollgate/plugins/<name>' and '@tollgate/devnet' (server.ts), node:* builtins and the package's own files may be imported";
+  return "only 'tollgate' and its entries by audience ('tollgate/plugin', '/store', '/transport', '/upstream'), 'tollgate/plugins/<name>' and '@tollgate/devnet' (server.ts), node:* builtins and the package's own files may be imported";
 }
 
 /** The violations of one file; `file` is its path relative to the example's folder. */
