@@ -30,10 +30,10 @@ export interface IpfsSettings {
   readonly secretFailuresPerSecond?: number;
   /**
    * Secret checks that need scrypt (a secret not remembered, or a refused key's decoy check) one source
-   * address may cause per second before it gets HTTP 429, whatever the key (default 5).
+   * address may cause per second before it gets HTTP 429, whatever the key (default 2).
    */
   readonly secretChecksPerSourcePerSecond?: number;
-  /** Secret checks that need scrypt this process runs per second over all sources before HTTP 429 (default 10). */
+  /** Secret checks that need scrypt this process runs per second over all sources before HTTP 429 (default 4). */
   readonly secretChecksPerSecond?: number;
   /** Secret checks that may wait for (or run on) the checker thread at once; more get HTTP 429 (default 16). */
   readonly secretCheckQueue?: number;
@@ -138,8 +138,8 @@ export function resolveIpfsSettings(layers: readonly IpfsSettings[]): ResolvedIp
     addTimeoutMs: merged.addTimeoutMs ?? 600_000,
     secretCacheMs: merged.secretCacheMs ?? 60_000,
     secretFailuresPerSecond: merged.secretFailuresPerSecond ?? 5,
-    secretChecksPerSourcePerSecond: merged.secretChecksPerSourcePerSecond ?? 5,
-    secretChecksPerSecond: merged.secretChecksPerSecond ?? 10,
+    secretChecksPerSourcePerSecond: merged.secretChecksPerSourcePerSecond ?? 2,
+    secretChecksPerSecond: merged.secretChecksPerSecond ?? 4,
     secretCheckQueue: merged.secretCheckQueue ?? 16,
     corsOrigin: merged.corsOrigin ?? '*',
     realm: merged.realm ?? 'tollgate',
