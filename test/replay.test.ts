@@ -17,7 +17,9 @@ t.teardown(() => upstream.close());
 
 const KEY = 'replay-test-key-0001';
 const gw = await startTestGateway(
-  { keys: [{ key: KEY, plan: 'custom' }], networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: upstream.url }] }] },
+  // The replay node answers -32601 to any request it holds no recording for: that says nothing of the
+  // method, so no method is banned on it (failover.methodBanMs 0).
+  { keys: [{ key: KEY, plan: 'custom' }], networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: upstream.url }], failover: { methodBanMs: 0 } }] },
   [httpTransport(), evmFamily()],
 );
 t.teardown(() => gw.close());
