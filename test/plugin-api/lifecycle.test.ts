@@ -62,7 +62,7 @@ t.test('a plugin whose start fails: the started ones stop in reverse, a coded er
   const second = listening('second', journal);
   const error = await createGateway({ config: config(), plugins: [familyPlugin, first, second, failing(journal), httpTransport()] }).then(() => undefined, (e: unknown) => e);
   t.ok(error instanceof PluginError, 'a PluginError');
-  t.match(error, { code: 'PLUGIN_START_FAILED', plugin: 'plugin "failing"', message: 'plugin "failing" failed to start: disk on fire' });
+  t.match(error, { code: 'PLUGIN_START_FAILED', plugin: 'failing', message: 'plugin "failing" failed to start: disk on fire' });
   t.same(journal, ['first:register', 'second:register', 'failing:register', 'first:start', 'second:start', 'failing:start', 'second:stop', 'first:stop']);
   t.ok(await refuses(first.port()), 'the first plugin\'s socket is closed');
   t.ok(await refuses(second.port()), 'the second plugin\'s socket is closed');
