@@ -15,17 +15,20 @@ export function jsonRpcRequest(method: string, path: string): LoadRequest {
     path,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
-    check(_status, body) {
-      let parsed: { jsonrpc?: unknown; id?: unknown; result?: unknown; error?: unknown };
-      try {
-        parsed = JSON.parse(body) as typeof parsed;
-      } catch {
-        return 'not JSON';
-      }
-      if (parsed.error !== undefined) return 'JSON-RPC error';
-      if (parsed.jsonrpc !== '2.0' || parsed.id !== 1) return 'wrong jsonrpc/id';
-      if (typeof parsed.result !== 'string') return 'no result';
-      return true;
-    },
+    check: (_status, body) => checkJsonRpcAnswer(body, (result) => typeof result === 'string'),
   };
+}
+
+/** Whether `body` is a JSON-RPC success with id 1 whose result passes `isResult`; else what is wrong with it. */
+export function checkJsonRpcAnswer(body: string, isResult: (result: unknown) => boolean): true | string {
+  let parsed: { jsonrpc?: unknown; id?: unknown; result?: unknown; error?: unknown };
+  try {
+    parsed = JSON.parse(body) as typeof parsed;
+  } catch {
+    return 'not JSON';
+  }
+  if (parsed.error !== undefined) return 'JSON-RPC error';
+  if (parsed.jsonrpc !== '2.0' || parsed.id !== 1) return 'wrong jsonrpc/id';
+  if (!('result' in parsed) || !isResult(parsed.result)) return 'no result';
+  return true;
 }

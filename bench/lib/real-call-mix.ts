@@ -4,6 +4,7 @@
  * through the same sequence, so every target answers exactly the same calls. Shared by `http-instant`,
  * `http-json-rpc` and `ledgers`.
  */
+import { checkJsonRpcAnswer } from './json-rpc-request.js';
 import type { LoadRequest } from './load.js';
 
 /** What the mix reads on an EVM chain: a contract (or any address) to call, and a mined transaction. */
@@ -73,18 +74,7 @@ export function mixRequest(paths: MixPaths, targets: EvmReadTargets): LoadReques
     headers: { 'content-type': 'application/json' },
     body: mix[0]!.body,
     mix,
-    check(_status, body) {
-      let parsed: { jsonrpc?: unknown; id?: unknown; result?: unknown; error?: unknown };
-      try {
-        parsed = JSON.parse(body) as typeof parsed;
-      } catch {
-        return 'not JSON';
-      }
-      if (parsed.error !== undefined) return 'JSON-RPC error';
-      if (parsed.jsonrpc !== '2.0' || parsed.id !== 1) return 'wrong jsonrpc/id';
-      if (!('result' in parsed)) return 'no result';
-      return true;
-    },
+    check: (_status, body) => checkJsonRpcAnswer(body, () => true),
   };
 }
 
