@@ -6,19 +6,10 @@ import type { GatewayConfigInput } from '../core/index.js';
 import { startGatedRelay } from './helpers/gated-relay.js';
 import { alive } from './helpers/processes.js';
 import { until } from './helpers/until.js';
-import { cleanUpWorkersGateway, startWorkersGateway, workersCall as call, WORKERS_KEY, CHAIN_ID_CALL } from './helpers/workers-cli.js';
+import { cleanUpWorkersGateway, startWorkersGateway, workersCall as call, workersConfig as config, WORKERS_KEY, CHAIN_ID_CALL } from './helpers/workers-cli.js';
 
 const KEY = WORKERS_KEY;
 const CALL = CHAIN_ID_CALL;
-
-function config(upstream: { url: string } | { embedded: string }, extra: Partial<GatewayConfigInput['server']> = {}): GatewayConfigInput {
-  return {
-    server: { host: '127.0.0.1', port: 0, ...extra },
-    log: { level: 'info' },
-    keys: [{ key: KEY, id: 'workers', plan: 'growth' }],
-    networks: [{ name: 'eth', families: ['evm'], upstreams: [{ name: 'node', ...upstream }] }],
-  };
-}
 
 // Each case starts a gateway of several processes (and a node) under tsx: slow on a loaded machine.
 t.setTimeout(420_000);

@@ -4,7 +4,7 @@ import type { GatewayConfigInput } from '../core/index.js';
 import { alive, childProcesses } from './helpers/processes.js';
 import { socketOwner } from './helpers/socket-owner.js';
 import { until } from './helpers/until.js';
-import { cleanUpWorkersGateway, startWorkersGateway, type WorkersGateway, workersCall as call, WORKERS_KEY, CHAIN_ID_CALL } from './helpers/workers-cli.js';
+import { cleanUpWorkersGateway, startWorkersGateway, type WorkersGateway, workersCall as call, workersConfig as config, WORKERS_KEY, CHAIN_ID_CALL } from './helpers/workers-cli.js';
 
 const KEY = WORKERS_KEY;
 const CALL = CHAIN_ID_CALL;
@@ -12,15 +12,6 @@ const CALL = CHAIN_ID_CALL;
 async function metricsText(origin: string): Promise<string> {
   const res = await fetch(`${origin}/metrics`);
   return res.text();
-}
-
-function config(upstream: { url: string } | { embedded: string }, extra: Partial<GatewayConfigInput['server']> = {}): GatewayConfigInput {
-  return {
-    server: { host: '127.0.0.1', port: 0, ...extra },
-    log: { level: 'info' },
-    keys: [{ key: KEY, id: 'workers', plan: 'growth' }],
-    networks: [{ name: 'eth', families: ['evm'], upstreams: [{ name: 'node', ...upstream }] }],
-  };
 }
 
 // Each case starts a gateway of several processes (and a node) under tsx: slow on a loaded machine.

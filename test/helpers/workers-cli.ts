@@ -124,3 +124,13 @@ export function workersCall(origin: string, agent: Agent, body = CHAIN_ID_CALL):
     req.end(body);
   });
 }
+
+/** A gateway config on one upstream (by URL or embedded) with the workers tests' key. */
+export function workersConfig(upstream: { url: string } | { embedded: string }, extra: Partial<GatewayConfigInput['server']> = {}): GatewayConfigInput {
+  return {
+    server: { host: '127.0.0.1', port: 0, ...extra },
+    log: { level: 'info' },
+    keys: [{ key: WORKERS_KEY, id: 'workers', plan: 'growth' }],
+    networks: [{ name: 'eth', families: ['evm'], upstreams: [{ name: 'node', ...upstream }] }],
+  };
+}
