@@ -2,7 +2,6 @@ import t from 'tap';
 import { Agent } from 'node:http';
 import { WebSocket } from 'ws';
 import { startAnvil } from '@tollgate/devnet';
-import type { GatewayConfigInput } from '../core/index.js';
 import { startGatedRelay } from './helpers/gated-relay.js';
 import { alive } from './helpers/processes.js';
 import { until } from './helpers/until.js';

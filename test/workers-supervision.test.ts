@@ -1,6 +1,5 @@
 import t from 'tap';
 import { Agent } from 'node:http';
-import type { GatewayConfigInput } from '../core/index.js';
 import { alive, childProcesses } from './helpers/processes.js';
 import { socketOwner } from './helpers/socket-owner.js';
 import { until } from './helpers/until.js';
