@@ -61,6 +61,21 @@ end
 return used`;
 
 /**
+ * A bucket's tokens now (KEYS[1]), refilled for the time passed since its last use: reads `rate`, `burst`
+ * and `now`, which the including script has set, and leaves `tokens` and `at`.
+ */
+const REFILL = `local state = redis.call('HMGET', KEYS[1], 't', 'a')
+local tokens = tonumber(state[1])
+local at = tonumber(state[2])
+if tokens == nil or at == nil then
+  tokens = burst
+  at = now
+elseif now > at then
+  tokens = math.min(burst, tokens + (now - at) / 1000 * rate)
+  at = now
+end`;
+
+/**
  * The token bucket shared by `TAKE` and `TAKE_DEBIT`. KEYS[1]: bucket. ARGV[1..4]: cost,
  * tokens per second, burst, now (ms). Refills for the time passed since the bucket's last use, then
  * takes `min(cost, burst)` tokens if it holds them (`allowed`); idle buckets expire once they would be
@@ -71,16 +86,7 @@ local cost = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 local now = tonumber(ARGV[4])
-local state = redis.call('HMGET', KEYS[1], 't', 'a')
-local tokens = tonumber(state[1])
-local at = tonumber(state[2])
-if tokens == nil or at == nil then
-  tokens = burst
-  at = now
-elseif now > at then
-  tokens = math.min(burst, tokens + (now - at) / 1000 * rate)
-  at = now
-end
+${REFILL}
 local need = math.min(cost, burst)
 local allowed = tokens >= need
 if allowed then
@@ -191,16 +197,7 @@ local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
 local limit = tonumber(ARGV[4])
-local state = redis.call('HMGET', KEYS[1], 't', 'a')
-local tokens = tonumber(state[1])
-local at = tonumber(state[2])
-if tokens == nil or at == nil then
-  tokens = burst
-  at = now
-elseif now > at then
-  tokens = math.min(burst, tokens + (now - at) / 1000 * rate)
-  at = now
-end
+${REFILL}
 local used = tonumber(redis.call('GET', KEYS[2]) or '0')
 local out = {}
 local taken = 0
