@@ -267,15 +267,20 @@ t.test('a catch-up asked for while one runs gets a run of its own after it, so a
 });
 
 t.test('a clean stop while Redis reconnects waits for it, and writes the usage recorded during the outage', async (t) => {
-  const store = await openStore('stop-while-reconnecting:');
+  const store = createRedisStore({ url: redis.url, prefix: 'stop-while-reconnecting:', connectTimeoutMs: 60_000 });
+  await store.open();
   await redis.kill();
   await until(() => store.connection.ready, (ready) => !ready, 'the store to see Redis gone');
   const at = Date.now();
   store.usage.record({ keyId: 'outage', network: 'eth', method: 'eth_chainId', at, calls: 3, credits: 0, bytes: 0, failed: true });
+  // The stop begins while Redis is down: it cannot finish until Redis is back.
+  let stopped = false;
+  const stopping = store.close().then(() => (stopped = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(stopped, false, 'the stop waits while Redis is down');
   await redis.restart();
-  // Redis is back, but the store's connection is still in its reconnect backoff.
-  t.equal(store.connection.ready, false, 'the store has not reconnected yet');
-  await store.close();
+  await stopping;
+  t.equal(stopped, true, 'the stop ends once Redis is back');
   const reader = await openStore('stop-while-reconnecting:');
   t.teardown(() => reader.close());
   t.same((await reader.usage.usage('outage', utcDay(new Date(at)))).eth_chainId, { calls: 3, credits: 0, bytes: 0, failed: 3 }, 'the outage\'s usage was written at the stop');
