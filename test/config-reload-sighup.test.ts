@@ -13,6 +13,7 @@ import { TSX_NODE_ARGS } from './helpers/tsx-node-args.js';
 import { startCountingRelay } from './helpers/counting-relay.js';
 import { post, rpc } from './helpers/json-rpc.js';
 import { until } from './helpers/until.js';
+import { childProcesses } from './helpers/processes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = await mkdtemp(join(tmpdir(), 'tollgate-sighup-'));
@@ -50,4 +51,41 @@ t.test('a bad file is refused with config check\'s words, and the process keeps 
   t.equal((await post(url, rpc('eth_chainId', []))).status, 200);
   t.equal(second.count('eth_chainId'), 2, 'still the reloaded upstream');
   t.equal(gateway.child.exitCode, null, 'still running');
+});
+
+t.test('with workers, SIGHUP to the primary or to one worker reloads every worker, and the group keeps serving', async (t) => {
+  const groupDir = await mkdtemp(join(tmpdir(), 'tollgate-sighup-workers-'));
+  t.teardown(() => rm(groupDir, { recursive: true, force: true }));
+  const groupConfig = join(groupDir, 'gateway.yaml');
+  await writeFile(groupConfig, yaml(first.url));
+  const group = await startServing('tollgate start --workers 2', root, process.execPath, [...TSX_NODE_ARGS, 'examples/gateway/main.ts', 'start', '--workers', '2', '--config', groupConfig, '--data-dir', groupDir, '--log-level', 'info'], { TOLLGATE_ADMIN_TOKEN: '', TOLLGATE_REDIS_URL: '' });
+  t.teardown(() => group.stop());
+  const groupUrl = `${group.origin}/eth/v3/${KEY}`;
+  // A new connection per call: the primary hands connections to the workers in turn, so both answer.
+  const calls = async (n: number): Promise<void> => {
+    for (let i = 0; i < n; i++) t.equal((await post(groupUrl, rpc('eth_chainId', [], i), { 'content-type': 'application/json', connection: 'close' })).status, 200);
+  };
+  const before = { first: first.count('eth_chainId'), second: second.count('eth_chainId') };
+  await calls(4);
+  t.equal(first.count('eth_chainId') - before.first, 4, 'the file\'s upstream serves on every worker');
+
+  await writeFile(groupConfig, yaml(second.url));
+  group.child.kill('SIGHUP');
+  await until('the group reload is logged', () => group.output().includes('configuration reloaded on every worker'));
+  t.equal((group.output().match(/configuration reloaded"/g) ?? []).length, 2, 'each of the two workers reloaded');
+  const mid = { first: first.count('eth_chainId'), second: second.count('eth_chainId') };
+  await calls(6);
+  t.equal(second.count('eth_chainId') - mid.second, 6, 'every worker serves the new upstream');
+  t.equal(first.count('eth_chainId'), mid.first, 'no worker kept the old one');
+
+  const workers = childProcesses(group.child.pid!).filter((c) => c.command === 'node');
+  t.equal(workers.length, 2, 'two workers run');
+  await writeFile(groupConfig, yaml(first.url));
+  process.kill(workers[0]!.pid, 'SIGHUP');
+  await until('the second group reload is logged', () => (group.output().match(/configuration reloaded on every worker/g) ?? []).length === 2);
+  const after = { first: first.count('eth_chainId'), second: second.count('eth_chainId') };
+  await calls(6);
+  t.equal(first.count('eth_chainId') - after.first, 6, 'a SIGHUP to one worker reloaded them all');
+  t.equal(second.count('eth_chainId'), after.second);
+  t.same(childProcesses(group.child.pid!).filter((c) => c.command === 'node').map((c) => c.pid).sort(), workers.map((c) => c.pid).sort(), 'no process of the group ended');
 });

@@ -54,6 +54,13 @@ export interface GatewayOptions {
   readonly logger?: Logger;
   /** The file `config` was read from: `reload()` without a configuration reads it again. */
   readonly configFile?: string;
+  /**
+   * What `reload()` without a configuration does instead of re-reading {@link GatewayOptions.configFile}.
+   * A worker of a group passes a request to its primary, which reads the file once and reloads every
+   * worker with it (this one included, through `reload(config)`), so that a reload asked of one worker
+   * (the admin API's) reaches the whole group. Resolves with the configuration now served.
+   */
+  readonly reloadVia?: () => Promise<GatewayConfig>;
 }
 
 /** A running gateway: mount its listener and upgrade handler in a Node server, or call it directly. */
@@ -215,7 +222,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     get config() {
       return config;
     },
-    reload: (input) => reloader.reload(input),
+    reload: (input) => (input === undefined && options.reloadVia !== undefined ? options.reloadVia() : reloader.reload(input)),
     container,
     logger,
     clock,

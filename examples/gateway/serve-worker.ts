@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
-import { createGateway } from 'tollgate';
+import { ConfigError, createGateway, type GatewayConfig } from 'tollgate';
 import { runWorker } from 'tollgate/plugins/workers';
 import { bundledPlugins } from './bundled-plugins.js';
 import { banner } from './serve.js';
+import { RELOAD_GROUP, RELOAD_WORKER, type GroupReloadAnswer, type WorkerReloadAnswer } from './reload-group.js';
 import type { WorkerAssignment } from './serve-workers.js';
 
 /**
@@ -15,7 +16,23 @@ export async function serveWorker(): Promise<number> {
   await runWorker<WorkerAssignment>(async ({ config, demo, seed }, membership) => {
     const plugins = await bundledPlugins(config);
     const { gatewayLogger } = await import('tollgate/plugins/metrics');
-    const gateway = await createGateway({ config, plugins, logger: gatewayLogger(config.log.level).child({ worker: membership.worker }) });
+    const gateway = await createGateway({
+      config,
+      plugins,
+      logger: gatewayLogger(config.log.level).child({ worker: membership.worker }),
+      // A reload asked of this worker (the admin API) is the group's: the primary reads the file once for all.
+      reloadVia: async () => {
+        const answer = (await membership.askPrimary(RELOAD_GROUP, undefined, 60_000)) as GroupReloadAnswer;
+        if ('problems' in answer) throw new ConfigError(answer.problems);
+        return answer.config;
+      },
+    });
+    membership.answer(RELOAD_WORKER, (next) => gateway.reload(next as GatewayConfig).then(
+      (): WorkerReloadAnswer => ({ reloaded: true }),
+      (error: unknown): WorkerReloadAnswer => ({ reloaded: false, problems: error instanceof ConfigError ? error.problems : [String((error as Error)?.message ?? error)] }),
+    ));
+    // SIGHUP sent to a worker reloads the group, as sent to the primary (without a handler it would end the worker).
+    process.on('SIGHUP', () => void gateway.reload().catch(() => undefined));
     try {
       const server = await gateway.listen();
       const { port } = server.address() as AddressInfo;

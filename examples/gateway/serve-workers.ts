@@ -2,6 +2,7 @@ import { pinEmbeddedUpstreams } from 'tollgate/plugin';
 import { PluginError, ConfigError, type GatewayConfig, type TollgatePlugin } from 'tollgate';
 import { superviseWorkers } from 'tollgate/plugins/workers';
 import { seedLines } from './serve.js';
+import { groupReload, RELOAD_GROUP, type GroupReloadAnswer } from './reload-group.js';
 import { LEDGER_SQLITE, storeKind } from './store-flags.js';
 
 /** What the primary hands each worker: the configuration with the embedded nodes pinned, and the banner's parts. */
@@ -29,7 +30,7 @@ export function workersProblem(config: GatewayConfig, workers: number): string |
  * serve, and exits with the group: 0 after a clean drain on SIGTERM or SIGINT, 1 when the drain deadline
  * or a second signal cut it short.
  */
-export async function serveWorkers(config: GatewayConfig, plugins: readonly TollgatePlugin[], workers: number, demo: boolean): Promise<number> {
+export async function serveWorkers(config: GatewayConfig, plugins: readonly TollgatePlugin[], workers: number, demo: boolean, readConfig?: () => Promise<GatewayConfig>): Promise<number> {
   const problem = workersProblem(config, workers);
   if (problem !== undefined) {
     process.stderr.write(`${problem}\n`);
@@ -37,6 +38,8 @@ export async function serveWorkers(config: GatewayConfig, plugins: readonly Toll
   }
   const { gatewayLogger, groupMetrics } = await import('tollgate/plugins/metrics');
   const logger = gatewayLogger(config.log.level).child({ role: 'primary' });
+  // As written (pinning replaces the embedded upstreams by the URLs of the nodes it starts): a reload compares with it.
+  const atStart = structuredClone(config);
   let pinned: Awaited<ReturnType<typeof pinEmbeddedUpstreams>>;
   try {
     pinned = await pinEmbeddedUpstreams(config, plugins);
@@ -45,13 +48,35 @@ export async function serveWorkers(config: GatewayConfig, plugins: readonly Toll
     return 1;
   }
   const assignment: WorkerAssignment = { config: pinned.config, demo, seed: seedLines(plugins) };
+  const readAndReload = readConfig === undefined
+    ? () => Promise.reject(new ConfigError(['the gateway was not started from a file: there is nothing to reload']))
+    : groupReload(readConfig, atStart, pinned.config, () => group);
+  const reload = (): Promise<GatewayConfig> => readAndReload().then(
+    (next) => {
+      logger.info({ networks: next.networks.map((n) => n.name) }, 'configuration reloaded on every worker');
+      return next;
+    },
+    (error: unknown) => {
+      logger.error({ problems: error instanceof ConfigError ? error.problems : undefined }, `reload refused: ${error instanceof Error ? error.message : String(error)}`);
+      throw error;
+    },
+  );
   const group = superviseWorkers({
     workers,
     data: assignment,
     drainTimeoutMs: config.server.drainTimeoutMs,
     logger,
-    answers: { metrics: groupMetrics() },
+    answers: {
+      metrics: groupMetrics(),
+      // A reload asked of one worker (the admin API, a SIGHUP sent to it) reaches the whole group.
+      [RELOAD_GROUP]: () => reload().then(
+        (next): GroupReloadAnswer => ({ config: next }),
+        (error: unknown): GroupReloadAnswer => ({ problems: error instanceof ConfigError ? error.problems : [String((error as Error)?.message ?? error)] }),
+      ),
+    },
   });
+  // SIGHUP re-reads the configuration for every worker (without a handler it would end the primary).
+  process.on('SIGHUP', () => void reload().catch(() => undefined));
   void group.stopped.then(async (code) => {
     await pinned.stop();
     logger.info({ code }, 'stopped');

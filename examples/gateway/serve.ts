@@ -111,11 +111,18 @@ export async function serve(cli: CliOptions, mode: 'start' | 'demo'): Promise<nu
     return 1;
   }
   const workers = workerCount(config.server.workers);
-  if (workers > 1) return (await import('./serve-workers.js')).serveWorkers(config, plugins, workers, cli.config === undefined);
+  if (workers > 1) return (await import('./serve-workers.js')).serveWorkers(config, plugins, workers, file === undefined, file === undefined ? undefined : () => loadCliConfig(cli, process.env));
   const { gatewayLogger } = await import('tollgate/plugins/metrics');
   let gateway: Awaited<ReturnType<typeof createGateway>>;
   try {
-    gateway = await createGateway({ config, plugins, logger: gatewayLogger(config.log.level), configFile: cli.config });
+    gateway = await createGateway({
+      config,
+      plugins,
+      logger: gatewayLogger(config.log.level),
+      configFile: file,
+      // A reload reads the file with the command's flags on top, as the start did.
+      ...(file === undefined ? {} : { reloadVia: async () => gateway.reload(await loadCliConfig(cli, process.env)) }),
+    });
   } catch (error) {
     err(`${error instanceof PluginError || error instanceof ConfigError ? error.message : String((error as Error).stack ?? error)}\n`);
     return 1;
