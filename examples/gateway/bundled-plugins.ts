@@ -41,14 +41,21 @@ function isDevnetMissing(error: unknown): boolean {
  */
 export async function bundledPlugins(config?: GatewayConfigInput | GatewayConfig): Promise<TollgatePlugin[]> {
   const embedded = config === undefined || usesEmbeddedUpstreams(config);
+  // A family plugin, with its driver (bs58 for Solana, multiformats for the file API), is loaded only when
+  // a network of the config uses the family: an EVM-only gateway needs neither.
+  // A family name the command does not bundle (a typo) loads them all, so that the refusal lists every one it has.
+  const bundled = ['evm', 'polygon', 'solana', 'ipfs'];
+  const used = new Set(config === undefined ? bundled : config.networks.flatMap((network) => network.families ?? []));
+  const families = [...used].every((name) => bundled.includes(name)) ? used : new Set(bundled);
+  const family = <T>(name: string, load: () => Promise<T>): Promise<T | undefined> => (families.has(name) ? load() : Promise.resolve(undefined));
   const [operator, http, ws, evm, polygon, solana, ipfs, security, otel, devnet] = await Promise.allSettled([
     config === undefined ? Promise.resolve(undefined) : import('./operator-plugins.js').then((m) => m.operatorPlugins(config)),
     import('tollgate/plugins/http'),
     import('tollgate/plugins/ws'),
-    import('tollgate/plugins/evm'),
-    import('tollgate/plugins/polygon'),
-    import('tollgate/plugins/solana'),
-    import('tollgate/plugins/ipfs'),
+    family('evm', () => import('tollgate/plugins/evm')),
+    family('polygon', () => import('tollgate/plugins/polygon')),
+    family('solana', () => import('tollgate/plugins/solana')),
+    family('ipfs', () => import('tollgate/plugins/ipfs')),
     import('tollgate/plugins/security'),
     // Traces are off unless configured: the OpenTelemetry packages are needed only then.
     config?.plugins?.otel === undefined ? Promise.resolve(undefined) : import('tollgate/plugins/otel'),
@@ -69,10 +76,7 @@ export async function bundledPlugins(config?: GatewayConfigInput | GatewayConfig
     ...(loaded(operator) ?? []),
     loaded(http).httpTransport(),
     loaded(ws).wsTransport(),
-    loaded(evm).evmFamily(),
-    loaded(polygon).polygonFamily(),
-    loaded(solana).solanaFamily(),
-    loaded(ipfs).ipfs(),
+    ...[loaded(evm)?.evmFamily(), loaded(polygon)?.polygonFamily(), loaded(solana)?.solanaFamily(), loaded(ipfs)?.ipfs()].filter((plugin) => plugin !== undefined),
     loaded(security).security(),
     ...(loaded(otel) === undefined ? [] : [loaded(otel)!.otel()]),
     ...(devnetModule === undefined ? [] : [devnetModule.devnet()]),

@@ -6,12 +6,12 @@
  * @module
  */
 import type { JWTPayload } from 'jose';
-import { jose } from './peers.js';
+import { loadJose } from './peers.js';
 import { parseOriginPattern } from './origin-pattern.js';
 import { echo, type Refusal } from './refusal.js';
 import type { CompiledAllowlist, JwtPublicKey, JwtSettings } from './settings.js';
 
-const { errors, importSPKI, jwtVerify } = jose;
+type Jose = typeof import('jose');
 
 /** Claims a token may carry to narrow what it allows, each an array of strings like the key's lists. */
 export const NARROWING_CLAIMS = ['methods', 'addresses', 'origins'] as const;
@@ -22,7 +22,7 @@ export interface VerifiedJwt {
   readonly claims: CompiledAllowlist;
 }
 
-type Imported = Awaited<ReturnType<typeof importSPKI>>;
+type Imported = Awaited<ReturnType<Jose['importSPKI']>>;
 
 function refusal(setting: string, reason: string, fix: string): Refusal {
   return { setting, reason, fix };
@@ -70,7 +70,7 @@ export class JwtVerifier {
     this.#now = now;
   }
 
-  #import(key: JwtPublicKey): Promise<Imported> {
+  #import(key: JwtPublicKey, importSPKI: Jose['importSPKI']): Promise<Imported> {
     const id = `${key.alg}\0${key.publicKey}`;
     let imported = this.#imported.get(id);
     if (imported === undefined) {
@@ -84,6 +84,7 @@ export class JwtVerifier {
 
   /** Checks `token` under `settings`: the verified token, or the refusal naming what failed and how to fix it. */
   async verify(token: string, settings: JwtSettings): Promise<VerifiedJwt | Refusal> {
+    const { errors, importSPKI, jwtVerify } = await loadJose();
     const kids = settings.keys.map((k) => k.kid);
     let chosen: JwtPublicKey | undefined;
     let payload: JWTPayload;
@@ -95,7 +96,7 @@ export class JwtVerifier {
           if (chosen === undefined) throw new UnknownKid(header.kid);
           if (header.alg !== chosen.alg) throw new errors.JOSEAlgNotAllowed(`"alg" (Algorithm) Header Parameter value not allowed`);
           const key = chosen;
-          return this.#import(key).catch(() => {
+          return this.#import(key, importSPKI).catch(() => {
             throw new UnusablePublicKey(key.kid);
           });
         },
@@ -107,7 +108,7 @@ export class JwtVerifier {
       );
       payload = verified.payload;
     } catch (error) {
-      return refusalOfJwtError(error, kids, chosen);
+      return refusalOfJwtError(error, kids, chosen, errors);
     }
     const claims = claimsOf(payload);
     return 'reason' in claims ? claims : { claims };
@@ -130,7 +131,7 @@ class UnusablePublicKey extends Error {
   }
 }
 
-function refusalOfJwtError(error: unknown, kids: readonly string[], chosen: JwtPublicKey | undefined): Refusal {
+function refusalOfJwtError(error: unknown, kids: readonly string[], chosen: JwtPublicKey | undefined, errors: Jose['errors']): Refusal {
   const known = kids.map((kid) => `"${kid}"`).join(', ');
   if (error instanceof UnknownKid) {
     return error.kid === undefined

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { loadJose } from './peers.js';
 import { ConfigError, KeySettingsSectionToken, Tokens, type KeySettingsSection, type RequestContext, type TollgatePlugin, keyOf } from '../../core/plugin-api.js';
 import { refusalError } from './refusal.js';
 import { securityStage } from './security-stage.js';
@@ -76,6 +77,7 @@ function brokenSettings(): Error {
 export function security(options: SecuritySettings = {}): TollgatePlugin {
   const problems = securitySettingsProblems('security()', options as Readonly<Record<string, unknown>>);
   if (problems.length > 0) throw new ConfigError(problems);
+  let takesJwts = false;
   return {
     name: SECURITY_PLUGIN,
     register(container, config) {
@@ -87,10 +89,17 @@ export function security(options: SecuritySettings = {}): TollgatePlugin {
       });
       if (found.length > 0) throw new ConfigError(found);
       const entries: Record<string, KeySecurity> = { ...options.keys, ...(fromConfig as SecuritySettings | undefined)?.keys };
+      takesJwts = Object.values(entries).some((entry) => entry.jwt !== undefined)
+        || config.keys.some((key) => (key.settings?.[SECURITY_PLUGIN] as KeySecurity | undefined)?.jwt !== undefined);
       const layered = new Map(Object.entries(entries).map(([id, entry]) => [id, compileSecurity(entry)]));
       const directory = new SecurityDirectory(layered);
       container.register(Tokens.Stage, { useValue: securityStage((ctx) => directory.lookup(ctx)) });
       container.register(KeySettingsSectionToken, { useValue: SECURITY_SECTION });
+    },
+    // A configured key that takes JWTs needs `jose` from its first call: a missing one is said at start.
+    // Keys given JWT settings later (managed keys) load it on their first token.
+    async start() {
+      if (takesJwts) await loadJose();
     },
   };
 }
