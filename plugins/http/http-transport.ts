@@ -1,7 +1,8 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { Errors, GatewayError, type ErrorEntry } from '../../core/plugin-api.js';
+import { Errors, GatewayError, type ErrorEntry, type JsonRpcId } from '../../core/plugin-api.js';
 import { InFlightResponses, apiKeyFromPath, encodeError, refuseBody, type GatewayRuntime, type JsonRpcOutput, type Transport } from '../../core/transport-api.js';
 import { BodyTooLargeError, collectBody } from './read-body.js';
+import { requestIds } from './request-ids.js';
 
 /** Options of the HTTP JSON-RPC transport. */
 export interface HttpTransportOptions {
@@ -57,8 +58,8 @@ export class HttpTransport implements Transport {
       return true;
     }
     if (req.method !== 'POST') return this.#refuse(res, Errors.HTTP_METHOD_NOT_ALLOWED, { allow: 'POST' }), true;
-    if (this.#closing) return this.#refuse(res, Errors.UPSTREAM_UNAVAILABLE, { 'retry-after': '1', connection: 'close' }, 'the gateway is shutting down'), true;
     if (!isJsonContentType(req.headers['content-type'])) return this.#refuse(res, Errors.UNSUPPORTED_MEDIA_TYPE), true;
+    if (this.#closing) return this.#refuseWhileClosing(req, res, gateway.config.server.maxBodyBytes), true;
 
     this.#inFlight.track(res);
     collectBody(
@@ -122,9 +123,23 @@ export class HttpTransport implements Transport {
     res.end(body);
   }
 
-  #refuse(res: ServerResponse, entry: ErrorEntry, headers: Record<string, string> = {}, message?: string): void {
+  // The body is read (within the size limit) so that the refusal answers each request by its id.
+  #refuseWhileClosing(req: IncomingMessage, res: ServerResponse, limit: number): void {
+    const headers = { 'retry-after': '1', connection: 'close' };
+    const message = 'the gateway is shutting down';
+    collectBody(req, res, limit, (body) => {
+      const asked = requestIds(body);
+      if (!asked.batch || asked.ids.length === 0) return this.#refuse(res, Errors.UPSTREAM_UNAVAILABLE, headers, message, asked.batch ? null : asked.id);
+      const error = new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message });
+      const answer = `[${asked.ids.map((id) => encodeError(id, error.toJSON())).join(',')}]`;
+      res.writeHead(error.httpStatus, { ...this.#cors, ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) });
+      res.end(answer);
+    }, () => this.#refuse(res, Errors.UPSTREAM_UNAVAILABLE, headers, message));
+  }
+
+  #refuse(res: ServerResponse, entry: ErrorEntry, headers: Record<string, string> = {}, message?: string, id: JsonRpcId = null): void {
     const error = new GatewayError(entry, message === undefined ? {} : { message });
-    const body = encodeError(null, error.toJSON());
+    const body = encodeError(id, error.toJSON());
     res.writeHead(error.httpStatus, { ...this.#cors, ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   }
