@@ -150,7 +150,10 @@ async function side(name: string, compose: (gateway: Gateway) => (ctx: RequestCo
 }
 
 const fused = await side('fused', (gateway) => (ctx) => gateway.execute(ctx));
-const piped = await side('pipe', (gateway) => (ctx) => of(ctx).pipe(...gateway.stagesOf(ctx), settleCall(ctx, gateway)) as Observable<RequestContext>);
+// Plain RxJS: each stage applied in turn (what `pipe()` does with a list; its typings take operators by
+// position only), then the closing operator.
+const piped = await side('pipe', (gateway) => (ctx) =>
+  gateway.stagesOf(ctx).reduce((source, stage) => source.pipe(stage), of(ctx)).pipe(settleCall(ctx, gateway)));
 
 async function used(s: Side, keyId: string): Promise<number> {
   return (await s.gw.gateway.container.resolve<CreditLedger>(Tokens.CreditLedger).balance(keyId, 1e12, new Date())).used;

@@ -34,7 +34,7 @@ import { PluginError, type PluginErrorCode, type PluginErrorOptions } from '../p
 import { EmbeddedUpstreams } from '../network/embedded-upstreams.js';
 import { createNetworkRpc } from '../network/network-rpc.js';
 import { buildNetworks, type BuiltNetworks } from '../network/build-networks.js';
-import { callFinisher } from '../metering/call-accounting.js';
+import { callFinisher, streamedCallRecorder } from '../metering/call-accounting.js';
 import { transportHandlers } from './transport-handlers.js';
 import { createEventMeter, createEventRefund } from '../metering/event-meter.js';
 import { usageWriter } from '../usage/usage-writer.js';
@@ -236,6 +236,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     meterEvent,
     refundEvents,
     recordUsage,
+    recordStreamedCall: streamedCallRecorder(recordUsage, clock),
     checkKey,
     listener(req, res) {
       root.listener(req, res);

@@ -46,7 +46,7 @@ export function failCall(ctx: RequestContext, error: unknown, logger: Logger): P
 
 /**
  * The closing operator of a pipeline composed with plain RxJS: `of(ctx).pipe(...stages, settleCall(ctx,
- * gateway))` then behaves as the gateway's own pipeline (`GatewayRuntime.execute`) does with the same
+ * gateway))` behaves as the gateway's own pipeline (`GatewayRuntime.execute`) does with the same
  * stages. It emits `ctx` once and completes, never errors:
  *
  * - a stage's error becomes `ctx.error` (a coded error; anything else `INTERNAL_ERROR`) and the call's
@@ -63,8 +63,9 @@ export function failCall(ctx: RequestContext, error: unknown, logger: Logger): P
  *
  * @example
  * ```ts
+ * // pipe() with the stages in turn (its typings take operators by position, so a list is reduced).
  * const run = (ctx: RequestContext): Observable<RequestContext> =>
- *   of(ctx).pipe(...gateway.stagesOf(ctx), settleCall(ctx, gateway)) as Observable<RequestContext>;
+ *   gateway.stagesOf(ctx).reduce((source, stage) => source.pipe(stage), of(ctx)).pipe(settleCall(ctx, gateway));
  * ```
  */
 export function settleCall(ctx: RequestContext, settlement: CallSettlement): OperatorFunction<RequestContext, RequestContext> {

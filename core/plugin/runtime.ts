@@ -12,6 +12,7 @@ import type { UsageEvent } from '../usage/usage.js';
 import type { ApiKeyRecord, Plan } from '../keys/keys.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
 import type { Stage } from '../pipeline/stage.js';
+import type { StreamOutcome } from '../metering/call-accounting.js';
 
 /** A key found, live, and on a plan the gateway serves. */
 export interface KeyAccess {
@@ -109,4 +110,11 @@ export interface GatewayRuntime {
    * events, bytes a transport streamed after its call). Never throws: a failing recorder is logged.
    */
   readonly recordUsage: (event: UsageEvent) => void;
+  /**
+   * Records the usage of a call the pipeline answered with a stream, once the transport relaying it
+   * reached the end (or gave up): the pipeline records every other call when it leaves, and leaves a
+   * streamed one to its transport, so each call is one usage record with the bytes it served. Call it
+   * once per such call, also when the client left before the stream began (`bytes: 0`, `failed: true`).
+   */
+  recordStreamedCall(ctx: RequestContext, outcome: StreamOutcome): void;
 }
