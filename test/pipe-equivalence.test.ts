@@ -1,6 +1,6 @@
 /**
  * The gateway's pipeline composed with plain RxJS behaves as its fused fast path: two gateways with the
- * same config and plugins (the evm family, the response cache, security, and a probe plugin), one running
+ * same config and plugins (the evm family, the response cache, security, file storage and a probe plugin), one running
  * each call with `gateway.execute(ctx)` (the fused loop), the other with
  * `of(ctx).pipe(...gateway.stagesOf(ctx), settleCall(ctx, gateway))`, get the same calls in the same
  * order. Their answers, charges, debits, refunds, usage records and the stages each call passed must be
@@ -25,10 +25,12 @@ import type { CreditLedger, KeyStore, RateLimiter, UsageEvent, UsageRecorder } f
 import { evmFamily } from '../plugins/evm/index.js';
 import { responseCache } from '../plugins/cache/index.js';
 import { security } from '../plugins/security/index.js';
+import { ipfs, IPFS_REQUEST } from '../plugins/ipfs/index.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { startHoldingUpstream } from './helpers/holding-upstream.js';
 import { closedPort } from './helpers/closed-port.js';
 import { until } from './helpers/until.js';
+import { startKuboStub } from './helpers/kubo-stub.js';
 
 const upstream = await startHoldingUpstream();
 t.teardown(() => upstream.close());
@@ -119,7 +121,18 @@ function probePlugin(probe: Probe): TollgatePlugin {
   };
 }
 
+// A file-storage node: `version` and `object/get` answered whole, anything else with kubo's own error.
+const kubo = await startKuboStub((req, res) => {
+  req.resume();
+  const path = req.url ?? '';
+  const body = path.startsWith('/api/v0/version') ? '{"Version":"0.29.0"}' : path.startsWith('/api/v0/object/get') ? '{"Links":[],"Data":"hello"}' : '{"Message":"no link named \\"x\\"","Code":0,"Type":"error"}';
+  res.writeHead(path.includes('object/get') || path.includes('version') ? 200 : 500, { 'content-type': 'application/json' });
+  res.end(body);
+});
+t.teardown(() => kubo.close());
+
 const KEY = 'pipe-equivalence-key-01';
+const SECRET = 'pipe-equivalence-secret-01';
 const TINY = 'pipe-equivalence-tiny-01';
 const down = await closedPort();
 
@@ -134,16 +147,17 @@ async function side(name: string, compose: (gateway: Gateway) => (ctx: RequestCo
   const probe = new Probe();
   const gw = await startTestGateway(
     {
-      keys: [{ key: KEY, id: 'k', plan: 'growth' }, { key: TINY, id: 'tiny', plan: 'tiny' }],
+      keys: [{ key: KEY, id: 'k', plan: 'growth', secret: SECRET }, { key: TINY, id: 'tiny', plan: 'tiny' }],
       plans: { tiny: { dailyCredits: 100, creditsPerSecond: 1_000, failover: false } },
       networks: [
         { name: 'held', families: ['held'], upstreams: [{ url: upstream.url }] },
         { name: 'eth', families: ['evm'], upstreams: [{ url: upstream.url }] },
         { name: 'down', families: ['held'], upstreams: [{ url: `http://127.0.0.1:${down}` }] },
+        { name: 'files', families: ['ipfs'], upstreams: [{ url: kubo.url }] },
       ],
       upstreamDefaults: { timeoutMs: 60_000 },
     },
-    [evmFamily(), responseCache(), security(), probePlugin(probe)],
+    [evmFamily(), responseCache(), security(), ipfs(), probePlugin(probe)],
   );
   t.teardown(() => gw.close());
   return { name, probe, gw, run: compose(gw.gateway) };
@@ -164,19 +178,25 @@ interface CallSpec {
   readonly method: string;
   readonly params?: unknown;
   readonly key?: string;
+  /** A file-storage call's secret: the call is made as the file-storage transport makes it. */
+  readonly secret?: string;
   readonly signal?: AbortSignal;
 }
 
 function contextOf(s: Side, spec: CallSpec): RequestContext {
   const network = s.gw.gateway.networks.get(spec.network);
   if (network === undefined) throw new Error(`no network ${spec.network}`);
-  return s.gw.gateway.createContext({
-    transport: 'direct',
+  const files = spec.secret !== undefined;
+  const ctx = s.gw.gateway.createContext({
+    transport: files ? 'ipfs' : 'direct',
     network,
-    credentials: { apiKey: spec.key ?? KEY },
-    call: { method: spec.method, params: spec.params ?? [], id: 1 },
+    credentials: { apiKey: spec.key ?? KEY, ...(files ? { secret: spec.secret } : {}) },
+    call: files ? { method: spec.method, params: spec.params ?? [[], {}] } : { method: spec.method, params: spec.params ?? [], id: 1 },
+    meta: { remoteAddress: '127.0.0.1' },
     ...(spec.signal === undefined ? {} : { signal: spec.signal }),
   });
+  if (files) ctx.state.set(IPFS_REQUEST, {});
+  return ctx;
 }
 
 /** Counters before a call, to report what the call changed. */
@@ -239,6 +259,12 @@ const calls: Array<[string, CallSpec, string?]> = [
   ['no upstream answers: debited, then refunded', { network: 'down', method: 'held_ping' }],
   ['a small plan: the first call is charged', { network: 'eth', method: 'eth_getBalance', params: [ADDRESS, 'latest'], key: TINY }, 'tiny'],
   ['a small plan: the second is over its daily credits', { network: 'eth', method: 'eth_getBalance', params: [ADDRESS, 'latest'], key: TINY }, 'tiny'],
+  ['file storage: a whole answer, the secret verified', { network: 'files', method: 'version', secret: SECRET }],
+  ['file storage: object/get with checked options', { network: 'files', method: 'object/get', params: [['QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o'], { 'data-encoding': 'text' }], secret: SECRET }],
+  ['file storage: invalid options refused', { network: 'files', method: 'object/get', params: [['QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o'], { 'data-encoding': 'hex' }], secret: SECRET }],
+  ['file storage: a wrong secret', { network: 'files', method: 'version', secret: 'wrong-secret-000000001' }],
+  ['file storage: an unknown key (the decoy check)', { network: 'files', method: 'version', key: 'no-such-key-000000001', secret: SECRET }],
+  ['file storage: a key without a secret', { network: 'files', method: 'version', key: TINY, secret: SECRET }, 'tiny'],
 ];
 
 t.test('the same calls, answered and refused, end the same way on both paths', async (t) => {
@@ -251,6 +277,10 @@ t.test('the same calls, answered and refused, end the same way on both paths', a
   const again = await answer(fused, { network: 'eth', method: 'eth_chainId' });
   t.equal(again.cache, 'hit');
   t.equal(again.finds, 1, 'one key lookup per call');
+  const files = await answer(piped, { network: 'files', method: 'version', secret: SECRET });
+  t.match(files, { reply: { status: 200, body: '{"Version":"0.29.0"}' }, finds: 1, usage: [{ method: 'version', calls: 1, bytes: 20, failed: false }] }, 'the file-storage stages answer composed too');
+  const refused = await answer(piped, { network: 'files', method: 'version', secret: 'wrong-secret-000000001' });
+  t.match(refused, { error: { code: -33001 }, finds: 1 });
 });
 
 /** Where a call can be held: a gate after each core stage, a store call or hook inside a stage, the operator stage, the node. */
