@@ -20,6 +20,7 @@ export { GatewayError, toGatewayError } from './errors/gateway-error.js';
 export { Errors, type ErrorEntry } from './errors/catalog.js';
 export { step, isPromise, CORE_STAGES, type Stage, type StageDefinition, type StageDependencies, type StepFunction } from './pipeline/stage.js';
 export { orderStages } from './pipeline/pipeline.js';
+export { settleCall, type CallSettlement } from './pipeline/settle.js';
 export { NodeAnswerError } from './jsonrpc/node-answer-error.js';
 export type { JsonRpcId, JsonRpcResponse, JsonRpcSuccess, JsonRpcFailure, JsonRpcErrorObject } from './jsonrpc/types.js';
 export type { AnswerHead } from './upstream/shared-heads.js';

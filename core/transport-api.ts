@@ -9,6 +9,7 @@ import 'reflect-metadata';
 
 export type { Transport } from './plugin/plugin.js';
 export type { GatewayRuntime, ContextInit, KeyAccess, KeyCheck } from './plugin/runtime.js';
+export type { StreamOutcome } from './metering/call-accounting.js';
 export { InFlightResponses } from './http/in-flight.js';
 export { continueBody, refuseBody } from './http/body-refusal.js';
 export { apiKeyFromPath } from './keys/key-path.js';

@@ -137,7 +137,10 @@ export interface RequestContext {
   cancel(reason?: unknown): void;
   /** The client batch the call came in, when it came in one (see {@link CallBatch}). */
   readonly batch?: CallBatch | undefined;
-  /** Set by `authenticate`: the key's record. */
+  /**
+   * Set by `authenticate`: the key's record. A stage before it that looked the key up itself may set it
+   * first; `authenticate` then admits that record (live, on a served plan) instead of a second lookup.
+   */
   key?: ApiKeyRecord | undefined;
   /** Set by `authenticate`: the key's plan. */
   plan?: Plan | undefined;

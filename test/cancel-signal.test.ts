@@ -1,4 +1,7 @@
 import t from 'tap';
+import { of } from 'rxjs';
+import { pino } from 'pino';
+import { settleCall, step } from '../core/plugin-api.js';
 import { CancelToken } from '../core/context/cancel-signal.js';
 import type { ContextInit } from '../core/transport-api.js';
 import type { Network } from '../core/plugin-api.js';
@@ -83,4 +86,38 @@ t.test('a context given an outer signal is cancelled with it, and lets go of it 
   other.cancel('own');
   kept.abort('later');
   t.equal(other.cancelSignal.reason, 'own', 'the outer abort after the call was cancelled changes nothing');
+});
+
+// The same cancellation in the operator form of the stages, composed with plain RxJS and settleCall.
+t.test('composed stages: a step does not run on a cancelled call; unsubscribing waits for a pending step, then compensates once', async (t) => {
+  const finished: CallContext[] = [];
+  const settlement = { logger: pino({ level: 'silent' }), finishCall: (ctx: unknown) => void finished.push(ctx as CallContext) };
+
+  const ran: string[] = [];
+  const cancelled = new CallContext(init(), 0);
+  cancelled.cancel('gone');
+  const first = of(cancelled).pipe(step(() => void ran.push('first')));
+  first.subscribe({ error: (error: unknown) => void ran.push(`error: ${(error as Error).message}`) });
+  t.same(ran, ['error: the client went away'], 'the step did not run; the call fails at its boundary');
+
+  let release: () => void = () => {};
+  let refunds = 0;
+  const ctx = new CallContext(init(), 0);
+  const debit = step((c) => new Promise<void>((resolve) => {
+    release = () => {
+      c.compensations.push(() => void refunds++);
+      resolve();
+    };
+  }));
+  const after = step(() => void ran.push('after'));
+  const subscription = of(ctx).pipe(debit, after, settleCall(ctx, settlement)).subscribe();
+  subscription.unsubscribe();
+  t.equal(ctx.cancelSignal.aborted, true, 'unsubscribing cancels the call');
+  t.same(finished, [], 'the pending step is waited for');
+  release();
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  t.same(finished, [ctx], 'finished once');
+  t.equal(refunds, 1, 'the compensation the pending step registered ran once');
+  t.notOk(ran.includes('after'), 'no later stage ran');
+  t.match(ctx.error, { message: 'the client went away' });
 });

@@ -2,7 +2,7 @@ import t from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { firstValueFrom } from 'rxjs';
+import { firstValueFrom, type Observable } from 'rxjs';
 import { createGateway, Errors, type Gateway, type TollgatePlugin } from '../core/index.js';
 import { Tokens, type RequestContext } from '../core/plugin-api.js';
 import { evmFamily } from '../plugins/evm/index.js';
@@ -51,7 +51,7 @@ const call = async (gateway: Gateway, method: string, key = KEY, network = 'eth'
 };
 
 t.test('the section has the examples this test runs', async (t) => {
-  t.equal(blocks.length, 5);
+  t.equal(blocks.length, 6);
 });
 
 t.test('allowlist: a step before meter refuses a method the key may not call, free of charge', async (t) => {
@@ -105,4 +105,19 @@ t.test('monthlyCap: a step after meter that refuses past its allowance; the debi
   t.equal(refused.status, Errors.CREDITS_EXHAUSTED.httpStatus);
   t.match(refused.body.error, { code: Errors.CREDITS_EXHAUSTED.code, message: 'monthly credit limit reached', data: { creditsPerMonth: 8 } });
   t.equal((await ledger.balance('docs', 1e9, new Date())).used, 5, 'the refused call was refunded');
+});
+
+t.test('runComposed: the stages composed with plain RxJS answer and charge as the gateway does', async (t) => {
+  const [source, index] = blockWith('export function runComposed');
+  const example = await load<{ runComposed: (gateway: Gateway, ctx: RequestContext) => Observable<RequestContext> }>(source, index);
+  const gateway = await gatewayWith([]);
+  const network = gateway.networks.get('eth')!;
+  const ctx = gateway.createContext({ transport: 'direct', network, credentials: { apiKey: KEY }, call: { method: 'eth_chainId', params: [], id: 1 } });
+  const out = await firstValueFrom(example.runComposed(gateway, ctx));
+  t.equal(out, ctx);
+  t.equal(out.error, undefined);
+  t.same(JSON.parse(Buffer.from(out.reply!.body as Uint8Array).toString('utf8')), { jsonrpc: '2.0', id: 1, result: '0x1' });
+  t.equal((await gateway.container.resolve(Tokens.CreditLedger).balance('docs', 1e9, new Date())).used, 5, 'charged as through the gateway');
+  const refused = gateway.createContext({ transport: 'direct', network, credentials: { apiKey: 'no-such-key-000000001' }, call: { method: 'eth_chainId', params: [], id: 1 } });
+  t.equal((await firstValueFrom(example.runComposed(gateway, refused))).error?.entry, Errors.UNAUTHORIZED, 'a refusal is the context\'s error, never an observable error');
 });

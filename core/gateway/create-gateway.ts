@@ -19,7 +19,7 @@ import { MemoryRateLimiter } from '../metering/rate-limiter.js';
 import { FailoverSelector } from '../upstream/failover-selector.js';
 import { MemorySharedHeads } from '../upstream/memory-shared-heads.js';
 import { MemoryUpstreamBudgets } from '../upstream/memory-upstream-budgets.js';
-import { buildPipeline } from '../pipeline/pipeline.js';
+import { buildPipeline, type BuiltPipeline } from '../pipeline/pipeline.js';
 import { Started } from './started.js';
 import { assemble, assemblyError } from './register-plugins.js';
 import type { StageDefinition, StageDependencies } from '../pipeline/stage.js';
@@ -34,7 +34,7 @@ import { PluginError, type PluginErrorCode, type PluginErrorOptions } from '../p
 import { EmbeddedUpstreams } from '../network/embedded-upstreams.js';
 import { createNetworkRpc } from '../network/network-rpc.js';
 import { buildNetworks, type BuiltNetworks } from '../network/build-networks.js';
-import { callFinisher } from '../metering/call-accounting.js';
+import { callFinisher, streamedCallRecorder } from '../metering/call-accounting.js';
 import { transportHandlers } from './transport-handlers.js';
 import { createEventMeter, createEventRefund } from '../metering/event-meter.js';
 import { usageWriter } from '../usage/usage-writer.js';
@@ -192,11 +192,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   // Filled in during startup, before createGateway resolves: no request can reach them earlier.
   let directory = new NetworkDirectory([]);
-  let execute: GatewayRuntime['execute'] = () => { throw new Error('the gateway is not started'); };
+  let pipeline: BuiltPipeline = {
+    execute: () => { throw new Error('the gateway is not started'); },
+    stagesOf: () => { throw new Error('the gateway is not started'); },
+  };
+  // Usage and observers of a call leaving the pipeline; set once the plugins started.
+  let finishCall: (ctx: RequestContext) => void = () => { throw new Error('the gateway is not started'); };
   const createContext = (init: ContextInit): RequestContext => new CallContext(init, clock.now());
   const jsonRpcFor = (server: GatewayConfig['server']): GatewayRuntime['jsonRpc'] => createJsonRpcEngine({
     createContext,
-    execute: (ctx) => execute(ctx),
+    execute: (ctx) => pipeline.execute(ctx),
     maxBatchSize: server.maxBatchSize,
     batchConcurrency: server.batchConcurrency,
     servedByHeader: server.servedByHeader,
@@ -230,12 +235,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       return directory;
     },
     createContext,
-    execute: (ctx) => execute(ctx),
+    execute: (ctx) => pipeline.execute(ctx),
+    stagesOf: (ctx) => pipeline.stagesOf(ctx),
+    finishCall: (ctx) => finishCall(ctx),
     // Each call reads it: a reload's batch limits apply to the requests that arrive after it.
     jsonRpc: (input) => jsonRpc(input),
     meterEvent,
     refundEvents,
     recordUsage,
+    recordStreamedCall: streamedCallRecorder(recordUsage, clock),
     checkKey,
     listener(req, res) {
       root.listener(req, res);
@@ -308,14 +316,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { networks } = built!;
   directory = new NetworkDirectory(networks);
 
-  const finished = callFinisher(
+  const finished = (finishCall = callFinisher(
     recordUsage,
     resolveAllOptional<CallObserver>(container, Tokens.CallObserver),
     clock,
     logger,
-  );
+  ));
   await started.start('the pipeline', () => {
-    execute = buildPipeline(deps, resolveAllOptional<StageDefinition>(container, Tokens.Stage), finished);
+    pipeline = buildPipeline(deps, resolveAllOptional<StageDefinition>(container, Tokens.Stage), finished);
   });
   // Health probes and breaker trials run for the gateway's lifetime; close() stops them.
   await started.start('the upstream selector', () => deps.selector.start?.(networks), () => deps.selector.stop?.());
@@ -337,7 +345,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       deps = next.deps;
       jsonRpc = jsonRpcFor(next.config.server);
       keyCheck = undefined;
-      execute = buildPipeline(next.deps, stages, finished);
+      pipeline = buildPipeline(next.deps, stages, finished);
       directory = new NetworkDirectory(next.networks);
       // Probes follow the new networks; the old ones' health is no longer needed by new calls.
       void Promise.resolve(deps.selector.stop?.()).then(() => deps.selector.start?.(next.networks));

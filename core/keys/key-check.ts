@@ -5,14 +5,22 @@ import type { ApiKeyRecord, KeyStore, Plan } from './keys.js';
 import type { KeyAccess, KeyCheck } from '../plugin/runtime.js';
 import { isPromise } from '../util/maybe-promise.js';
 
-/** The gateway's one key check: the `authenticate` stage and a transport's handshake both use it. */
-export function createKeyCheck(keys: KeyStore, config: GatewayConfig): KeyCheck {
+/**
+ * Admits a key record found in the key store: live, and on a plan the gateway serves. Anything else
+ * (no record, a revoked key, an unknown plan) is refused with `UNAUTHORIZED`, alike.
+ */
+export function createKeyAdmission(config: GatewayConfig): (key: ApiKeyRecord | undefined) => KeyAccess {
   const plans = new Map<string, Plan>(Object.entries(config.plans).map(([name, plan]) => [name, { name, ...plan }]));
-  const accept = (key: ApiKeyRecord | undefined): KeyAccess => {
+  return (key) => {
     const plan = key === undefined ? undefined : plans.get(key.plan);
     if (key === undefined || key.revoked === true || plan === undefined) throw new GatewayError(Errors.UNAUTHORIZED);
     return { key, plan };
   };
+}
+
+/** The gateway's one key check: the `authenticate` stage and a transport's handshake both use it. */
+export function createKeyCheck(keys: KeyStore, config: GatewayConfig): KeyCheck {
+  const accept = createKeyAdmission(config);
   return ({ apiKey, keyHint }) => {
     if (apiKey === undefined || apiKey === '') throw new GatewayError(Errors.UNAUTHORIZED, { message: keyHint === undefined ? 'API key required' : `API key required in ${keyHint}` });
     const found = keys.find(apiKey);

@@ -1,8 +1,9 @@
 import { of, type Subscriber, type Subscription } from 'rxjs';
 import type { RequestContext } from '../types.js';
 import { isPromise, type Stage, type StepFunction } from './stage.js';
-import { Errors } from '../errors/catalog.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import { cancelledError } from './cancelled.js';
+import { contractError } from './settle.js';
 
 /** An operator stage as the pipeline runs it: applied to one call at a time, under its name for errors. */
 export interface OperatorEntry {
@@ -19,15 +20,6 @@ export interface RunOwner {
   fail(ctx: RequestContext, error: unknown): Promise<void> | undefined;
   /** Usage and observers, once per call. */
   finished(ctx: RequestContext): void;
-}
-
-/** The error a call fails with when its subscriber left before the answer. */
-export function cancelledError(): GatewayError {
-  return new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message: 'the client went away' });
-}
-
-function contractError(stage: string, what: string): GatewayError {
-  return new GatewayError(Errors.STAGE_CONTRACT_VIOLATED, { message: `pipeline stage "${stage}" ${what}` });
 }
 
 /**
@@ -117,12 +109,12 @@ export class CallRun {
       next: (out) => {
         if (left) return;
         emitted++;
-        if (out !== ctx) return leave(contractError(entry.name, 'emitted another object than the context it received'));
-        if (emitted > 1) return leave(contractError(entry.name, 'emitted more than one context'));
+        if (out !== ctx) return leave(contractError('emitted another object than the context it received', entry.name));
+        if (emitted > 1) return leave(contractError('emitted more than one context', entry.name));
         queueMicrotask(() => leave());
       },
       error: (error: unknown) => leave({ value: error }),
-      complete: () => leave(emitted === 0 ? contractError(entry.name, 'completed without emitting its context') : undefined),
+      complete: () => leave(emitted === 0 ? contractError('completed without emitting its context', entry.name) : undefined),
     });
     if (left) subscription.unsubscribe();
     else {

@@ -1,7 +1,6 @@
 import { Observable } from 'rxjs';
 import type { RequestContext } from '../types.js';
-import { Errors } from '../errors/catalog.js';
-import { toGatewayError } from '../errors/gateway-error.js';
+import { failCall } from './settle.js';
 import { CORE_STAGES, stepFunctionOf, type CoreStageName, type Stage, type StageDefinition, type StageDependencies } from './stage.js';
 import { CallRun, type PipelineEntry, type RunOwner } from './call-run.js';
 import { authenticate } from './stages/authenticate.js';
@@ -52,78 +51,89 @@ export function orderStages(extra: readonly StageDefinition[]): string[] {
   return order;
 }
 
-/**
- * Runs the compensations a failed call registered, newest first. A compensation that fails is logged
- * and does not stop the others.
- */
-async function compensate(ctx: RequestContext, deps: StageDependencies): Promise<void> {
-  for (let i = ctx.compensations.length - 1; i >= 0; i--) {
-    try {
-      await ctx.compensations[i]!();
-    } catch (error) {
-      deps.logger.error({ call: ctx.id, err: error }, 'compensation failed');
-    }
-  }
-  ctx.compensations.length = 0;
+/** An assembled pipeline: the fused run of a call, and the same stages as operators. */
+export interface BuiltPipeline {
+  /** Runs one call (see {@link buildPipeline}). */
+  execute(ctx: RequestContext): Observable<RequestContext>;
+  /** The stages a call runs, in order, as the operators they are (for `pipe()` and `settleCall`). */
+  stagesOf(ctx: RequestContext): readonly Stage[];
+}
+
+/** The stages of one network and transport. */
+interface PairStages {
+  readonly stages: readonly BuiltStage[];
+  readonly entries: readonly PipelineEntry[];
+  operators: readonly Stage[] | undefined;
+}
+
+interface BuiltStage {
+  readonly stage: Stage;
+  readonly entry: PipelineEntry;
+  readonly families: readonly string[] | undefined;
+  readonly transports: readonly string[] | undefined;
 }
 
 /**
  * Assembles the pipeline: the core stages with plugin stages inserted, and a final handler that turns any
  * failure into `ctx.error` after running the call's compensations, then hands the finished context to
- * `finished` (usage and observers). The returned function is lazy: nothing happens until its observable
+ * `finished` (usage and observers). The returned `execute` is lazy: nothing happens until its observable
  * is subscribed, and the observable never errors. Unsubscribing before the answer, or aborting the
  * signal the context was made with, cancels the call the same way: the run stops at the next stage
  * boundary, the upstream request in flight is aborted, and the call fails and is refunded once.
  *
  * Each network and transport gets the stages that concern them: a stage that declares `families` (or
- * `transports`) is left out of the pipelines of the other networks (or transports). Stages built with `step()` (all the core's are) run inline, one after
- * the other, without an operator per stage; any other operator is applied to each call on its own and
- * held to the one-context-in, one-context-out contract.
+ * `transports`) is left out of the pipelines of the other networks (or transports). Stages built with
+ * `step()` (all the core's are) run inline, one after the other, without an operator per stage; any
+ * other operator is applied to each call on its own and held to the one-context-in, one-context-out
+ * contract. `stagesOf` gives the same stages as operators: composed with `pipe()` and closed with
+ * `settleCall`, they behave as `execute` does.
  */
 export function buildPipeline(
   deps: StageDependencies,
   extra: readonly StageDefinition[],
   finished: (ctx: RequestContext) => void = () => {},
-): (ctx: RequestContext) => Observable<RequestContext> {
+): BuiltPipeline {
   const definitions = new Map<string, StageDefinition>();
   for (const stage of extra) definitions.set(stage.name, stage);
-  const built: Array<{ entry: PipelineEntry; families: readonly string[] | undefined; transports: readonly string[] | undefined }> = orderStages(extra).map((name) => {
+  const built: BuiltStage[] = orderStages(extra).map((name) => {
     const definition = definitions.get(name);
     const stage = definition === undefined ? coreFactories[name as CoreStageName](deps) : definition.create(deps);
-    return { entry: stepFunctionOf(stage) ?? { name, stage }, families: definition?.families, transports: definition?.transports };
+    return { stage, entry: stepFunctionOf(stage) ?? { name, stage }, families: definition?.families, transports: definition?.transports };
   });
 
   const owner: RunOwner = {
-    fail(ctx, error) {
-      ctx.error = toGatewayError(error, Errors.INTERNAL_ERROR);
-      if (ctx.error.entry === Errors.INTERNAL_ERROR || ctx.error.entry === Errors.STAGE_CONTRACT_VIOLATED) {
-        deps.logger.error({ call: ctx.id, err: error }, 'call failed inside the gateway');
-      }
-      return ctx.compensations.length === 0 ? undefined : compensate(ctx, deps);
-    },
+    fail: (ctx, error) => failCall(ctx, error, deps.logger),
     finished,
   };
 
-  // One entry list per network and transport, made on the first call of each pair.
-  const perNetwork = new Map<RequestContext['network'], Map<string, readonly PipelineEntry[]>>();
-  const entriesFor = (network: RequestContext['network'], transport: string): readonly PipelineEntry[] => {
+  // The stages of each network and transport, chosen on the first call of each pair; the fused run's
+  // entries are made with them, the operators on first request.
+  const perNetwork = new Map<RequestContext['network'], Map<string, PairStages>>();
+  const stagesFor = (ctx: RequestContext): PairStages => {
+    const network = ctx.network;
     let byTransport = perNetwork.get(network);
     if (byTransport === undefined) perNetwork.set(network, (byTransport = new Map()));
-    let entries = byTransport.get(transport);
-    if (entries === undefined) {
+    let pair = byTransport.get(ctx.transport);
+    if (pair === undefined) {
       const families = new Set(network.families.map((f) => f.name));
-      entries = built
-        .filter((b) => (b.families === undefined || b.families.some((f) => families.has(f))) && (b.transports === undefined || b.transports.includes(transport)))
-        .map((b) => b.entry);
-      byTransport.set(transport, entries);
+      const transport = ctx.transport;
+      const stages = built.filter((b) => (b.families === undefined || b.families.some((f) => families.has(f))) && (b.transports === undefined || b.transports.includes(transport)));
+      pair = { stages, entries: stages.map((b) => b.entry), operators: undefined };
+      byTransport.set(transport, pair);
     }
-    return entries;
+    return pair;
   };
 
-  return (ctx) =>
-    new Observable<RequestContext>((subscriber) => {
-      const run = new CallRun(ctx, entriesFor(ctx.network, ctx.transport), owner, subscriber);
-      run.run(0);
-      return () => run.cancel();
-    });
+  return {
+    execute: (ctx) =>
+      new Observable<RequestContext>((subscriber) => {
+        const run = new CallRun(ctx, stagesFor(ctx).entries, owner, subscriber);
+        run.run(0);
+        return () => run.cancel();
+      }),
+    stagesOf(ctx) {
+      const pair = stagesFor(ctx);
+      return (pair.operators ??= pair.stages.map((b) => b.stage));
+    },
+  };
 }

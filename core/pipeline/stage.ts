@@ -1,8 +1,10 @@
-import { from, mergeMap, of, type OperatorFunction } from 'rxjs';
+import { from, mergeMap, of, throwError, type OperatorFunction } from 'rxjs';
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { RequestContext } from '../types.js';
 import { isPromise, type MaybePromise } from '../util/maybe-promise.js';
+import { cancelledError } from './cancelled.js';
+import { trackStep } from './pending-step.js';
 import type { GatewayConfig } from '../config/types.js';
 import type { KeyStore } from '../keys/keys.js';
 import type { CreditLedger } from '../metering/credit-ledger.js';
@@ -96,6 +98,11 @@ export function stepFunctionOf(stage: Stage): StepFunction | undefined {
  * (or rejecting) fails the call. Synchronous work stays synchronous, so cheap stages cost no extra tick,
  * and the pipeline runs consecutive `step` stages in one plain loop rather than one operator each.
  *
+ * The stage is also an ordinary RxJS operator, which behaves as the pipeline's loop does when composed
+ * with `pipe()` and closed with `settleCall`: a call already cancelled fails at this stage's
+ * boundary (the function does not run), and a call cancelled while the function's promise is pending
+ * waits for it, so what it did (a debit) registers its compensation before the call is refunded.
+ *
  * @example
  * ```ts
  * const tagged: Stage = step((ctx) => { ctx.state.set(TAG, 'seen'); });
@@ -103,8 +110,9 @@ export function stepFunctionOf(stage: Stage): StepFunction | undefined {
  */
 export function step(fn: StepFunction): Stage {
   const operator: Stage = mergeMap((ctx) => {
+    if (ctx.cancelSignal.aborted) return throwError(cancelledError);
     const result = fn(ctx);
-    return isPromise(result) ? from(result.then(() => ctx)) : of(ctx);
+    return result !== undefined && isPromise(result) ? from(trackStep(ctx, result)) : of(ctx);
   });
   return Object.assign(operator, { [STEP]: fn });
 }

@@ -11,6 +11,8 @@ import type { EventMeter, EventRefund } from '../metering/metered-event.js';
 import type { UsageEvent } from '../usage/usage.js';
 import type { ApiKeyRecord, Plan } from '../keys/keys.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
+import type { Stage } from '../pipeline/stage.js';
+import type { StreamOutcome } from '../metering/call-accounting.js';
 
 /** A key found, live, and on a plan the gateway serves. */
 export interface KeyAccess {
@@ -66,8 +68,22 @@ export interface GatewayRuntime {
   readonly networks: NetworkDirectory;
   /** Creates a context for one call. */
   createContext(init: ContextInit): RequestContext;
-  /** Runs one context through the pipeline. Lazy; never errors: a failure is on `ctx.error`. */
+  /**
+   * Runs one context through the pipeline. Lazy; never errors: a failure is on `ctx.error`. Unsubscribing
+   * before the answer cancels the call (see `settleCall` for what cancelling does).
+   */
   execute(ctx: RequestContext): Observable<RequestContext>;
+  /**
+   * The stages `ctx` would run, in order (those of its network's families and its transport), as the RxJS
+   * operators they are. `of(ctx).pipe(...gateway.stagesOf(ctx), settleCall(ctx, gateway))` behaves as
+   * {@link GatewayRuntime.execute}, which runs the same stages fused into one loop.
+   */
+  stagesOf(ctx: RequestContext): readonly Stage[];
+  /**
+   * What happens when a call leaves the pipeline, once per call: its usage is recorded and the call
+   * observers see it. `execute` and `settleCall` call it; a transport never needs to.
+   */
+  finishCall(ctx: RequestContext): void;
   /**
    * Handles a JSON-RPC body (single call or batch) addressed to a network, answering with the status,
    * headers and body a transport should send. Lazy; never errors.
@@ -94,4 +110,11 @@ export interface GatewayRuntime {
    * events, bytes a transport streamed after its call). Never throws: a failing recorder is logged.
    */
   readonly recordUsage: (event: UsageEvent) => void;
+  /**
+   * Records the usage of a call the pipeline answered with a stream, once the transport relaying it
+   * reached the end (or gave up): the pipeline records every other call when it leaves, and leaves a
+   * streamed one to its transport, so each call is one usage record with the bytes it served. Call it
+   * once per such call, also when the client left before the stream began (`bytes: 0`, `failed: true`).
+   */
+  recordStreamedCall(ctx: RequestContext, outcome: StreamOutcome): void;
 }

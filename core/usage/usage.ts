@@ -89,7 +89,7 @@ export class MemoryUsageRecorder implements UsageRecorder {
   }
 }
 
-/** The usage event of a finished call (credits count only when the debit stood). */
+/** The usage event of a finished call (credits and bytes count only for a call that was answered). */
 export function usageOf(ctx: RequestContext, at: number): UsageEvent | undefined {
   if (ctx.key === undefined) return undefined;
   const body = ctx.reply?.body;
@@ -100,7 +100,8 @@ export function usageOf(ctx: RequestContext, at: number): UsageEvent | undefined
     at,
     calls: 1,
     credits: ctx.error === undefined && ctx.debit !== undefined ? ctx.debit.credits : 0,
-    bytes: body instanceof Uint8Array ? body.byteLength : 0,
+    // An answer that reached nobody (the call failed after it came, or was cancelled) served no bytes.
+    bytes: ctx.error === undefined && body instanceof Uint8Array ? body.byteLength : 0,
     failed: ctx.error !== undefined,
     cache: ctx.cache,
   };

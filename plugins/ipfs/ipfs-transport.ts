@@ -9,7 +9,6 @@ import {
 import {
   Errors,
   GatewayError,
-  type Network,
   type RequestContext,
 } from '../../core/plugin-api.js';
 import { parseBasicAuth } from './basic-auth.js';
@@ -124,8 +123,12 @@ export class IpfsTransport implements Transport {
 
   #answer(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, gateway: GatewayRuntime): void {
     if (res.destroyed) {
-      const body = ctx.reply?.body as { destroy?: () => void } | undefined;
-      body?.destroy?.();
+      const body = ctx.reply?.body;
+      if (ctx.error === undefined && body !== undefined && !(body instanceof Uint8Array)) {
+        (body as { destroy?: () => void }).destroy?.();
+        // A stream the client left before it began: the call's one usage record, with nothing served.
+        gateway.recordStreamedCall(ctx, { bytes: 0, failed: true });
+      }
       return;
     }
     if (ctx.error !== undefined || ctx.reply === undefined) {
@@ -149,14 +152,9 @@ export class IpfsTransport implements Transport {
     res.writeHead(reply.status, headers);
     void relay(reply.body, res, () => reply.trailers).then((outcome) => {
       if (outcome.error !== undefined && !outcome.clientGone) gateway.logger.warn({ call: ctx.id, network: ctx.network.name, err: outcome.error }, 'upstream stream failed after the answer began');
-      this.#record(gateway, ctx, ctx.network, outcome.bytes, outcome.error !== undefined);
+      // The call's one usage record, now that its bytes are known (the pipeline leaves streamed calls to us).
+      gateway.recordStreamedCall(ctx, { bytes: outcome.bytes, failed: outcome.error !== undefined });
     });
-  }
-
-  /** Adds the bytes of a streamed answer to the key's usage (the call itself was counted when it left the pipeline). */
-  #record(gateway: GatewayRuntime, ctx: RequestContext, network: Network, bytes: number, failed: boolean): void {
-    if (ctx.key === undefined || bytes === 0) return;
-    gateway.recordUsage({ keyId: ctx.key.id, network: network.name, method: ctx.call.method, at: gateway.clock.now(), calls: 0, credits: 0, bytes, failed });
   }
 
   #text(req: IncomingMessage, res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {

@@ -100,6 +100,7 @@ t.test('handle(): an operator stage the call waits in is left when the caller un
 
 t.test('HTTP: a client that disconnects before its answer cancels the call; refunded', async (t) => {
   const before = await used();
+  const [debited, refunded] = [debits, refunds];
   const received = upstream.received();
   const aborted = upstream.aborted();
   const payload = body('held_hold');
@@ -111,7 +112,10 @@ t.test('HTTP: a client that disconnects before its answer cancels the call; refu
   req.destroy();
   await until('the node saw the request aborted', () => upstream.aborted() === aborted + 1);
   await until('the call was refunded', async () => (await used()) === before);
-  t.equal(await used(), before);
+  t.equal(await used(), before, 'the ledger ends where it started');
+  t.equal(debits, debited + 1, 'debited once');
+  t.equal(refunds, refunded + 1, 'refunded exactly once');
+  t.equal(upstream.held(), 0, 'nothing is left waiting on the node');
 });
 
 t.test('HTTP: a batch whose client disconnects cancels every call in it; refunded', async (t) => {
@@ -133,6 +137,7 @@ t.test('HTTP: a batch whose client disconnects cancels every call in it; refunde
 
 t.test('WebSocket: a socket that closes with calls in flight cancels them; refunded', async (t) => {
   const before = await used();
+  const [debited, refunded] = [debits, refunds];
   const received = upstream.received();
   const aborted = upstream.aborted();
   const ws = await openWs(`ws://127.0.0.1:${port}/n/ws/v3/${KEY}`);
@@ -146,6 +151,23 @@ t.test('WebSocket: a socket that closes with calls in flight cancels them; refun
   await until('the node saw both requests aborted', () => upstream.aborted() === aborted + 2);
   await until('the held calls were refunded', async () => (await used()) === before + 7);
   t.equal(await used(), before + 7, 'only the answered call is charged');
+  t.equal(debits, debited + 3, 'each call debited once');
+  t.equal(refunds, refunded + 2, 'each held call refunded exactly once');
+  t.equal(upstream.held(), 0, 'nothing is left waiting on the node');
+});
+
+t.test('HTTP: a held call the node answers once told is charged once, never refunded', async (t) => {
+  const before = await used();
+  const [debited, refunded, received] = [debits, refunds, upstream.received()];
+  const outputs: JsonRpcOutput[] = [];
+  gateway.handle({ network: 'n', apiKey: KEY, body: JSON.parse(body('held_hold')) }).subscribe((o) => outputs.push(o));
+  await until('the node holds the call', () => upstream.held() === 1 && upstream.received() === received + 1);
+  upstream.release();
+  await until('the call was answered', () => outputs.length === 1);
+  t.same(JSON.parse(String(outputs[0]!.body)), { jsonrpc: '2.0', id: 1, result: '0x1' });
+  t.equal(await used(), before + 7);
+  t.equal(debits, debited + 1);
+  t.equal(refunds, refunded, 'nothing refunded');
 });
 
 t.test('handle(): a signal aborted while a stage before meter is pending stops the run there: never debited, never sent', async (t) => {

@@ -14,7 +14,8 @@ export const UNKNOWN_KEY_STAGE = 'ipfsUnknownKey';
  * or has no secret is verified against a dummy scrypt hash before it is refused, with the same answer
  * as a wrong secret. Without it, how fast the refusal comes would tell which keys exist. The decoy check
  * takes from the same refusal budget as a real one (see {@link SecretGuard}), so a flood of made-up keys
- * costs at most that budget's scrypt runs, on the guard's thread.
+ * costs at most that budget's scrypt runs, on the guard's thread. The record it found is left on the
+ * context for `authenticate`, so a request reads the key store once.
  */
 export function unknownKeyStage(guard: SecretGuard): StageDefinition {
   return {
@@ -33,8 +34,9 @@ export function unknownKeyStage(guard: SecretGuard): StageDefinition {
         throw refuseCredentials();
       };
       const check = (ctx: RequestContext, record: ApiKeyRecord | undefined): void | Promise<never> => {
-        if (record !== undefined && record.revoked !== true && record.secretHash !== undefined) return;
-        return refuseAfterScrypt(ctx);
+        if (record === undefined || record.revoked === true || record.secretHash === undefined) return refuseAfterScrypt(ctx);
+        // authenticate admits the record found here instead of looking the key up again.
+        ctx.key = record;
       };
       return step((ctx) => {
         if (!isIpfsNetwork(ctx.network)) return;
