@@ -1,0 +1,84 @@
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+import { AddressRanges } from '../config/address-ranges.js';
+
+/** Compiled lists by the config array they came from: a reload brings a new array, hence a new list. */
+const compiled = new WeakMap<readonly string[], AddressRanges>();
+
+function trustedOf(entries: readonly string[]): AddressRanges {
+  let list = compiled.get(entries);
+  if (list === undefined) compiled.set(entries, (list = new AddressRanges(entries)));
+  return list;
+}
+
+/** One hop of a forwarding header as an address (a port or IPv6 brackets stripped), or undefined when it is none. */
+function hopAddress(text: string): string | undefined {
+  let hop = text.trim();
+  if (hop.startsWith('"') && hop.endsWith('"') && hop.length >= 2) hop = hop.slice(1, -1);
+  if (isIP(hop) !== 0) return hop;
+  if (hop.startsWith('[')) {
+    const close = hop.indexOf(']');
+    const inner = close === -1 ? '' : hop.slice(1, close);
+    return isIP(inner) === 6 ? inner : undefined;
+  }
+  const v4WithPort = /^([0-9.]+):[0-9]{1,5}$/.exec(hop);
+  return v4WithPort !== null && isIP(v4WithPort[1]!) === 4 ? v4WithPort[1] : undefined;
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+/**
+ * The hops a request's forwarding headers list, the client's first and the nearest proxy's last:
+ * `X-Forwarded-For` when present, else the `for=` parameters of `Forwarded` (RFC 7239). A hop that is
+ * no address (`unknown`, an obfuscated `_name`, garbage) is undefined.
+ */
+function forwardedHops(headers: IncomingMessage['headers']): (string | undefined)[] {
+  const xff = headerText(headers['x-forwarded-for']);
+  if (xff !== undefined && xff.trim() !== '') return xff.split(',').map(hopAddress);
+  const forwarded = headerText(headers.forwarded);
+  if (forwarded === undefined) return [];
+  return forwarded.split(',').map((element) => {
+    const pair = element.split(';').map((p) => p.trim()).find((p) => p.slice(0, 4).toLowerCase() === 'for=');
+    return pair === undefined ? undefined : hopAddress(pair.slice(4));
+  });
+}
+
+/**
+ * The address of the client behind `req`, for logs, allowlists and per-address limits. When the peer
+ * that connected is one of `trustedProxies` (the config's `server.trustedProxies`), the forwarding
+ * headers are read from the nearest hop back: each hop a trusted proxy added is believed, and the first
+ * address that is not a trusted proxy is the client (the rightmost untrusted one). A hop that is no
+ * address ends the walk at the last trusted hop. A peer that is not trusted is the client, whatever
+ * headers it sends, so a client cannot choose its own address.
+ *
+ * @example
+ * ```ts
+ * import { clientAddress, type Transport } from 'tollgate/transport';
+ *
+ * const transport: Transport = {
+ *   name: 'example',
+ *   handleRequest(req, res, gateway) {
+ *     gateway.logger.info({ client: clientAddress(req, gateway.config.server.trustedProxies) }, 'request');
+ *     return false;
+ *   },
+ * };
+ * ```
+ */
+export function clientAddress(req: IncomingMessage, trustedProxies: readonly string[]): string | undefined {
+  const peer = req.socket.remoteAddress;
+  if (peer === undefined || trustedProxies.length === 0) return peer;
+  const trusted = trustedOf(trustedProxies);
+  if (!trusted.includes(peer)) return peer;
+  const hops = forwardedHops(req.headers);
+  let client = peer;
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i];
+    if (hop === undefined) return client;
+    client = hop;
+    if (!trusted.includes(hop)) return hop;
+  }
+  return client;
+}
