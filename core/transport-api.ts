@@ -19,4 +19,4 @@ export type { CancelSignal } from './context/cancel-signal.js';
 export { SecretVerifier, type SecretCheck } from './keys/secret-verifier.js';
 export { objectMembers, arrayElements, memberRange, type JsonMember } from './jsonrpc/scan.js';
 export type { EventMeter, EventCharge, EventTaken, MeteredEvent, EventRefund } from './metering/event-meter.js';
-export type { MountOptions, MountedGateway, NextHandler } from './gateway/mount.js';
+export type { MountOptions, MountedGateway, MountRoutes, NextHandler } from './gateway/mount.js';

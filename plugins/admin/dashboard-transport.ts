@@ -44,6 +44,8 @@ function overTls(req: IncomingMessage): boolean {
  */
 export class DashboardTransport implements Transport {
   readonly name = 'admin-dashboard';
+  /** An operator route: on `server.adminListen` when the config sets one, off the public port. */
+  readonly operator = true;
   readonly #path: string;
   readonly #apiPrefix: string;
   readonly #sessions: DashboardSessions;
