@@ -190,15 +190,12 @@ export interface ServerConfig {
    * A listener of its own for the operator routes (admin API, dashboard, metrics), which the public
    * port then answers 404. Absent (the default): every route is on the public port.
    */
-  adminListen?: AdminListenConfig;
-}
-
-/** Where the operator routes are served when they are kept off the public port. */
-export interface AdminListenConfig {
-  /** Interface to listen on (default `127.0.0.1`). */
-  host: string;
-  /** Port to listen on; 0 picks a free one. */
-  port: number;
+  adminListen?: {
+    /** Interface to listen on (default `127.0.0.1`). */
+    host: string;
+    /** Port to listen on; 0 picks a free one. */
+    port: number;
+  };
 }
 
 /** Defaults for every upstream. */
@@ -242,7 +239,7 @@ export interface GatewayConfig {
 /** Configuration as a user writes it: everything with a default may be left out. */
 export interface GatewayConfigInput {
   /** See {@link GatewayConfig.server}. */
-  server?: Partial<Omit<ServerConfig, 'adminListen'>> & { adminListen?: Partial<AdminListenConfig> & Pick<AdminListenConfig, 'port'> };
+  server?: Partial<Omit<ServerConfig, 'adminListen'>> & { adminListen?: { host?: string; port: number } };
   /** See {@link GatewayConfig.log}. */
   log?: Partial<LogConfig>;
   /** See {@link GatewayConfig.plans}. Merged over the default plans. */

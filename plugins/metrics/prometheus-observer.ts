@@ -107,6 +107,7 @@ export class PrometheusObserver implements CallObserver, AttemptObserver {
     if (ctx.cache !== undefined) this.#cacheResult(network, method, ctx.cache);
   }
 
+  /** Counts an attempt at `upstream` in flight, and its duration and outcome once it ends. */
   attemptStarted(ctx: RequestContext, upstream: Upstream): AttemptEnd {
     const labels = { network: ctx.network.name, upstream: upstream.name };
     const startedAt = performance.now();
