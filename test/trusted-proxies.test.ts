@@ -8,8 +8,16 @@ import { wsTransport } from '../plugins/ws/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { security } from '../plugins/security/index.js';
 import { accessLog, gatewayLogger } from '../plugins/metrics/index.js';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { guardChild } from '../packages/devnet/src/orphan-guard.js';
 import { startTinyUpstream } from './helpers/tiny-upstream.js';
 import { until } from './helpers/until.js';
+import { closedPort } from './helpers/closed-port.js';
+import { haproxyAvailable } from './helpers/haproxy.js';
 
 // Every 127/8 address is the loopback interface: 127.0.0.2 plays the balancer (trusted), 127.0.0.1 a
 // client that connects directly and sends the header itself (not trusted).
@@ -169,4 +177,106 @@ t.test('a client-address allowlist is checked with the key\'s settings', async (
     logger: gatewayLogger('silent'),
   }).then(() => undefined, (e: unknown) => e as Error);
   t.match(error?.message, /clientAddresses\[1\]: "office-lan" is not an address/);
+});
+
+/**
+ * HAProxy on a TCP port of 127.0.0.3, `option forwardfor` as docs/operations.md advises, connecting to
+ * `backendPort` from 127.0.0.2 (its `source`): the gateway sees the balancer at 127.0.0.2 and the
+ * client in X-Forwarded-For.
+ */
+async function startForwardingHaproxy(backendPort: number): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = await closedPort();
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-forwarding-'));
+  const file = join(dir, 'haproxy.cfg');
+  writeFileSync(file, [
+    'defaults',
+    '  mode http',
+    '  timeout connect 2s',
+    '  timeout client 30s',
+    '  timeout server 30s',
+    '  timeout tunnel 1h',
+    '  option forwardfor',
+    'frontend public',
+    `  bind 127.0.0.3:${port}`,
+    '  default_backend gateway',
+    'backend gateway',
+    `  server gw 127.0.0.1:${backendPort} source ${BALANCER}`,
+    '',
+  ].join('\n'));
+  const child = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const guard = guardChild(child);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGKILL');
+      await gone;
+    }
+    await guard.release();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await until(`haproxy to listen: ${output}`, () => {
+      if (child.exitCode !== null) throw new Error(`haproxy exited with ${child.exitCode}: ${output}`);
+      return new Promise<boolean>((resolve) => {
+        const probe = connect(port, '127.0.0.3');
+        probe.once('connect', () => { probe.destroy(); resolve(true); });
+        probe.once('error', () => resolve(false));
+      });
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url: `http://127.0.0.3:${port}`, stop };
+}
+
+t.test('through a real HAProxy hop: the client HAProxy saw is the client, whatever header the client sent', async (t) => {
+  t.ok(await haproxyAvailable(), 'haproxy is installed (apt-get install haproxy)');
+  const upstream = await startTinyUpstream();
+  t.teardown(() => upstream.close());
+  const CLIENT = '127.0.0.5';
+  const lines: string[] = [];
+  const gateway = await createGateway({
+    config: {
+      server: { host: '127.0.0.1', port: 0, trustedProxies: [BALANCER] },
+      keys: [
+        { key: KEY, id: 'office', plan: 'growth', settings: { security: { clientAddresses: [CLIENT] } } },
+        { key: V6_KEY, id: 'elsewhere', plan: 'growth', settings: { security: { clientAddresses: ['198.51.100.0/24'] } } },
+      ],
+      networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: upstream.url }] }],
+    },
+    plugins: [httpTransport(), wsTransport(), evmFamily(), security(), accessLog()],
+    logger: gatewayLogger('info', { write: (line: string) => void lines.push(line) }),
+  });
+  t.teardown(() => gateway.close());
+  const server = await gateway.listen(0, '127.0.0.1');
+  const haproxy = await startForwardingHaproxy((server.address() as { port: number }).port);
+  t.teardown(() => haproxy.stop());
+  const remotes = (): string[] => lines.map((l) => JSON.parse(l) as { log?: string; remote?: string }).filter((l) => l.log === 'access').map((l) => l.remote ?? '');
+
+  const plain = await postFrom(CLIENT, `${haproxy.url}/eth/v3/${KEY}`, {});
+  t.equal(plain.status, 200, JSON.stringify(plain.body));
+  await until('an access line', () => remotes().length >= 1);
+  t.equal(remotes()[0], CLIENT, 'the access log shows the client, not HAProxy');
+
+  // The client claims an address of its own: HAProxy appends the one it saw, and that one counts.
+  const claimed = await postFrom(CLIENT, `${haproxy.url}/eth/v3/${V6_KEY}`, { 'x-forwarded-for': '198.51.100.7' });
+  t.equal(claimed.status, 403, JSON.stringify(claimed.body));
+  t.match(claimed.body.error?.message, /client address not allowed: 127\.0\.0\.5/);
+  const allowed = await postFrom(CLIENT, `${haproxy.url}/eth/v3/${KEY}`, { 'x-forwarded-for': '198.51.100.7' });
+  t.equal(allowed.status, 200);
+  await until('three access lines', () => remotes().length >= 3);
+  t.same(remotes().slice(1, 3), [CLIENT, CLIENT]);
+
+  // WebSocket through the same hop.
+  const ws = new WebSocket(`${haproxy.url.replace('http', 'ws')}/eth/ws/v3/${KEY}`, { localAddress: CLIENT });
+  t.teardown(() => ws.terminate());
+  await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
+  const answer = new Promise<string>((resolve) => ws.once('message', (data) => resolve(String(data))));
+  ws.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'eth_blockNumber', params: [] }));
+  t.equal((JSON.parse(await answer) as { result?: unknown }).result, '0x1', 'the allowlist passed over WebSocket');
+  ws.close();
 });
