@@ -147,7 +147,7 @@ t.test('the access log and a client-address allowlist see the forwarded address 
   t.match((await wsCall(DIRECT)).error?.message, /client address not allowed: 127\.0\.0\.1/);
 });
 
-t.test('without trusted proxies, forwarding headers are never read', async (t) => {
+t.test('without trusted proxies, forwarding headers are never read; a reload can name them', async (t) => {
   const upstream = await startTinyUpstream();
   t.teardown(() => upstream.close());
   const gateway = await createGateway({
@@ -165,6 +165,11 @@ t.test('without trusted proxies, forwarding headers are never read', async (t) =
   const answer = await postFrom(BALANCER, `http://127.0.0.1:${port}/eth/v3/${KEY}`, { 'x-forwarded-for': '198.51.100.7' });
   t.equal(answer.status, 403);
   t.match(answer.body.error?.message, /client address not allowed: 127\.0\.0\.2/);
+
+  // A reload that names the balancer applies from the next request on.
+  await gateway.reload({ ...gateway.config, server: { ...gateway.config.server, trustedProxies: [BALANCER] } });
+  const reloaded = await postFrom(BALANCER, `http://127.0.0.1:${port}/eth/v3/${KEY}`, { 'x-forwarded-for': '198.51.100.7' });
+  t.equal(reloaded.status, 200, JSON.stringify(reloaded.body));
 });
 
 t.test('a client-address allowlist is checked with the key\'s settings', async (t) => {
