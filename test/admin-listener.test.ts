@@ -1,5 +1,5 @@
 import t from 'tap';
-import { Agent } from 'node:http';
+import { Agent, createServer } from 'node:http';
 import { createGateway } from '../core/index.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
@@ -95,6 +95,10 @@ t.test('per-upstream metrics move with real calls: latency by outcome, failures 
   const slow = await startTinyUpstream({ delayMs: 300 });
   t.teardown(() => slow.close());
   const dead = await closedPort();
+  // A node that answers every request with HTTP 500.
+  const failing = createServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(500).end('down')); });
+  await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => failing.close(() => resolve())));
   const secretPath = 'provider-credential-in-the-path-42';
   const gateway = await createGateway({
     config: {
@@ -103,6 +107,7 @@ t.test('per-upstream metrics move with real calls: latency by outcome, failures 
       networks: [
         { name: 'eth', families: ['evm'], upstreams: [{ name: 'slow-node', url: slow.url }] },
         { name: 'broken', families: ['evm'], upstreams: [{ url: `http://127.0.0.1:${dead}/v1/${secretPath}` }] },
+        { name: 'failing', families: ['evm'], upstreams: [{ name: 'http-500', url: `http://127.0.0.1:${(failing.address() as { port: number }).port}` }] },
       ],
       failover: { probe: { intervalMs: 0 } },
     },
@@ -135,7 +140,13 @@ t.test('per-upstream metrics move with real calls: latency by outcome, failures 
   t.equal(sample(text, 'tollgate_upstream_attempt_errors_total', '{network="broken",upstream="broken-primary-1",kind="connect"}'), 1);
   t.equal(sample(text, 'tollgate_upstream_attempt_duration_seconds_count', '{network="broken",upstream="broken-primary-1",outcome="connect"}'), 1);
   t.notOk(text.includes(secretPath), 'no upstream URL in any label');
-  t.notOk(text.includes(String(dead)), 'not even its port');
+
+  // An upstream that answers HTTP 500: a `status` failure.
+  t.not((await post(`${pub}/failing/v3/${KEY}`, rpc('eth_blockNumber', []))).status, 200);
+  const afterStatus = await scrape();
+  t.equal(sample(afterStatus, 'tollgate_upstream_attempt_errors_total', '{network="failing",upstream="http-500",kind="status"}'), 1);
+  t.equal(sample(afterStatus, 'tollgate_upstream_attempts_in_flight', '{network="failing",upstream="http-500"}'), 0);
+  t.notOk(/http:\/\/|127\.0\.0\.1:/.test(text), 'nor any address of one');
 });
 
 t.test('with --workers 2 and --admin-port, the group\'s metrics answer on the operator port only', async (t) => {

@@ -58,7 +58,10 @@ export interface GatewayOptions {
 
 /** A running gateway: mount its listener and upgrade handler in a Node server, or call it directly. */
 export interface Gateway extends GatewayRuntime {
-  /** A Node `request` listener serving every transport. Unclaimed requests get a JSON-RPC 404. */
+  /**
+   * A Node `request` listener serving every transport (with `server.adminListen`, the clients' only:
+   * `mount({ routes: 'admin' })` gives the operator's). Unclaimed requests get a JSON-RPC 404.
+   */
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
   /** A Node `upgrade` listener for transports that upgrade (WebSocket). Unclaimed upgrades are refused. */
   readonly upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
