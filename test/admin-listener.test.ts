@@ -65,8 +65,20 @@ t.test('with server.adminListen, admin, dashboard and metrics answer there only;
   const unknown = await fetch(`${pub}/metrics`);
   t.same(await unknown.json(), await (await fetch(`${pub}/no-such-path`)).json(), 'the same answer as an unknown path');
 
-  // An embedder mounts each side on a server of its own.
-  t.equal(typeof gateway.mount({ routes: 'admin' }).listener, 'function');
+  // An embedder mounts each side on a server of its own: mount() is the clients' side, as listen's.
+  const own = async (routes: 'admin' | undefined): Promise<string> => {
+    const handlers = gateway.mount(routes === undefined ? {} : { routes });
+    const host = createServer((req, res) => handlers.listener(req, res));
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise<void>((resolve) => host.close(() => resolve())));
+    return `http://127.0.0.1:${(host.address() as { port: number }).port}`;
+  };
+  const embeddedOps = await own('admin');
+  const embeddedPublic = await own(undefined);
+  t.equal(await status(`${embeddedOps}/metrics`), 200);
+  t.equal(await status(`${embeddedPublic}/metrics`), 404);
+  t.equal((await post(`${embeddedPublic}/eth/v3/${KEY}`, rpc('eth_blockNumber', []))).status, 200);
+  t.equal((await post(`${embeddedOps}/eth/v3/${KEY}`, rpc('eth_blockNumber', []))).status, 404);
 });
 
 t.test('without server.adminListen, every route stays on the one port', async (t) => {

@@ -90,7 +90,8 @@ t.test('the access log and a client-address allowlist see the forwarded address 
     logger: gatewayLogger('info', { write: (line: string) => void lines.push(line) }),
   });
   t.teardown(() => gateway.close());
-  const server = await gateway.listen(0, '0.0.0.0');
+  // A dual-stack socket: IPv4 peers arrive as ::ffff:127.0.0.2 and must still match the IPv4 entry.
+  const server = await gateway.listen(0, '::');
   const port = (server.address() as { port: number }).port;
   const url = (key: string): string => `http://127.0.0.1:${port}/eth/v3/${key}`;
   const remotes = (): string[] => lines.map((l) => JSON.parse(l) as { log?: string; remote?: string }).filter((l) => l.log === 'access').map((l) => l.remote ?? '');
@@ -108,8 +109,8 @@ t.test('the access log and a client-address allowlist see the forwarded address 
   // Directly, with the same header: the header is the client's own claim and is ignored.
   const spoofed = await postFrom(DIRECT, url(KEY), { 'x-forwarded-for': '198.51.100.7' });
   t.equal(spoofed.status, 403, JSON.stringify(spoofed.body));
-  t.match(spoofed.body.error?.message, /client address not allowed: 127\.0\.0\.1/);
-  t.equal(await lastRemote(2), DIRECT, 'the access log shows the peer');
+  t.match(spoofed.body.error?.message, /client address not allowed: 127\.0\.0\.1;/);
+  t.equal(await lastRemote(2), DIRECT, 'the access log shows the peer, in IPv4 form although the socket says ::ffff:127.0.0.1');
 
   // A chain: hops that trusted proxies added are skipped, the rightmost untrusted one is the client;
   // what the client wrote at the left is not believed.
@@ -144,7 +145,7 @@ t.test('the access log and a client-address allowlist see the forwarded address 
     return parsed;
   };
   t.equal((await wsCall(BALANCER)).result, '0x1');
-  t.match((await wsCall(DIRECT)).error?.message, /client address not allowed: 127\.0\.0\.1/);
+  t.match((await wsCall(DIRECT)).error?.message, /client address not allowed: 127\.0\.0\.1;/);
 });
 
 t.test('without trusted proxies, forwarding headers are never read; a reload can name them', async (t) => {

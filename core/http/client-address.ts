@@ -46,13 +46,19 @@ function forwardedHops(headers: IncomingMessage['headers']): (string | undefined
   });
 }
 
+/** `::ffff:a.b.c.d`, as a dual-stack socket reports an IPv4 peer, as `a.b.c.d`: one spelling per client. */
+function plain(address: string): string {
+  return address.length > 7 && address.slice(0, 7).toLowerCase() === '::ffff:' && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+}
+
 /**
  * The address of the client behind `req`, for logs, allowlists and per-address limits. When the peer
  * that connected is one of `trustedProxies` (the config's `server.trustedProxies`), the forwarding
  * headers are read from the nearest hop back: each hop a trusted proxy added is believed, and the first
  * address that is not a trusted proxy is the client (the rightmost untrusted one). A hop that is no
  * address ends the walk at the last trusted hop. A peer that is not trusted is the client, whatever
- * headers it sends, so a client cannot choose its own address.
+ * headers it sends, so a client cannot choose its own address. IPv4 addresses are given as IPv4, also
+ * when a dual-stack socket reports them as `::ffff:a.b.c.d`.
  *
  * @example
  * ```ts
@@ -68,8 +74,10 @@ function forwardedHops(headers: IncomingMessage['headers']): (string | undefined
  * ```
  */
 export function clientAddress(req: IncomingMessage, trustedProxies: readonly string[]): string | undefined {
-  const peer = req.socket.remoteAddress;
-  if (peer === undefined || trustedProxies.length === 0) return peer;
+  const socketAddress = req.socket.remoteAddress;
+  if (socketAddress === undefined) return undefined;
+  const peer = plain(socketAddress);
+  if (trustedProxies.length === 0) return peer;
   const trusted = trustedOf(trustedProxies);
   if (!trusted.includes(peer)) return peer;
   const hops = forwardedHops(req.headers);
@@ -77,8 +85,8 @@ export function clientAddress(req: IncomingMessage, trustedProxies: readonly str
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = hops[i];
     if (hop === undefined) return client;
-    client = hop;
-    if (!trusted.includes(hop)) return hop;
+    client = plain(hop);
+    if (!trusted.includes(client)) return client;
   }
   return client;
 }
