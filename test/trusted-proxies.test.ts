@@ -126,12 +126,18 @@ t.test('the access log and a client-address allowlist see the forwarded address 
   t.equal(garbage.status, 403);
   t.equal(await lastRemote(5), BALANCER);
 
-  // RFC 7239 Forwarded, with an IPv6 client and a port.
-  const forwarded = await postFrom(BALANCER, url(V6_KEY), { forwarded: 'for="[2001:db8:cafe::17]:4711";proto=https' });
-  t.equal(forwarded.status, 200, JSON.stringify(forwarded.body));
+  // An IPv6 client, bare or in brackets with a port.
+  const v6 = await postFrom(BALANCER, url(V6_KEY), { 'x-forwarded-for': '2001:db8:cafe::17' });
+  t.equal(v6.status, 200, JSON.stringify(v6.body));
   t.equal(await lastRemote(6), '2001:db8:cafe::17');
-  const forwardedDirect = await postFrom(DIRECT, url(V6_KEY), { forwarded: 'for="[2001:db8:cafe::17]:4711"' });
-  t.equal(forwardedDirect.status, 403);
+  const v6Port = await postFrom(BALANCER, url(V6_KEY), { 'x-forwarded-for': '[2001:db8:cafe::18]:4711' });
+  t.equal(v6Port.status, 200, JSON.stringify(v6Port.body));
+  t.equal(await lastRemote(7), '2001:db8:cafe::18');
+
+  // RFC 7239 Forwarded is not read, even from the balancer: the balancer is then the client.
+  const forwarded = await postFrom(BALANCER, url(V6_KEY), { forwarded: 'for="[2001:db8:cafe::17]:4711";proto=https' });
+  t.equal(forwarded.status, 403);
+  t.equal(await lastRemote(8), BALANCER);
 
   // WebSocket: the upgrade request's forwarded address is the connection's, for every message on it.
   const wsCall = async (localAddress: string): Promise<{ result?: unknown; error?: { message: string } }> => {

@@ -77,7 +77,7 @@ export const configSchema: Readonly<Record<string, unknown>> = {
           type: 'array',
           items: { type: 'string', minLength: 1 },
           default: [],
-          description: 'Balancers and proxies whose X-Forwarded-For (or Forwarded) is believed: addresses, CIDR ranges (IPv4, IPv6) and the keywords loopback, private, linklocal. The client address is then the rightmost hop that is not one of them; other peers\' headers are ignored.',
+          description: 'Balancers and proxies whose X-Forwarded-For is believed: addresses, CIDR ranges (IPv4, IPv6) and the keywords loopback, private, linklocal. The client address is then the rightmost hop that is not one of them; other peers\' headers are ignored.',
         },
         adminListen: {
           type: 'object',

@@ -182,7 +182,7 @@ export interface ServerConfig {
   /** How long stopping the workers may take before those still running are killed, in ms. */
   drainTimeoutMs: number;
   /**
-   * Balancers and proxies whose `X-Forwarded-For` (or `Forwarded`) is believed: addresses, CIDR ranges
+   * Balancers and proxies whose `X-Forwarded-For` is believed: addresses, CIDR ranges
    * and the keywords `loopback`, `private`, `linklocal`. Empty (the default): the peer is the client.
    */
   trustedProxies: string[];

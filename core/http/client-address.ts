@@ -11,10 +11,9 @@ function trustedOf(entries: readonly string[]): AddressRanges {
   return list;
 }
 
-/** One hop of a forwarding header as an address (a port or IPv6 brackets stripped), or undefined when it is none. */
+/** One hop of `X-Forwarded-For` as an address (a port or IPv6 brackets stripped), or undefined when it is none. */
 function hopAddress(text: string): string | undefined {
-  let hop = text.trim();
-  if (hop.startsWith('"') && hop.endsWith('"') && hop.length >= 2) hop = hop.slice(1, -1);
+  const hop = text.trim();
   if (isIP(hop) !== 0) return hop;
   if (hop.startsWith('[')) {
     const close = hop.indexOf(']');
@@ -25,25 +24,18 @@ function hopAddress(text: string): string | undefined {
   return v4WithPort !== null && isIP(v4WithPort[1]!) === 4 ? v4WithPort[1] : undefined;
 }
 
-function headerText(value: string | string[] | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  return Array.isArray(value) ? value.join(',') : value;
-}
-
 /**
- * The hops a request's forwarding headers list, the client's first and the nearest proxy's last:
- * `X-Forwarded-For` when present, else the `for=` parameters of `Forwarded` (RFC 7239). A hop that is
- * no address (`unknown`, an obfuscated `_name`, garbage) is undefined.
+ * The hops `X-Forwarded-For` lists, the client's first and the nearest proxy's last (several headers
+ * count as one list, in order). A hop that is no address (`unknown`, garbage) is undefined.
+ *
+ * RFC 7239's `Forwarded` is not read: were both read, a client could write the one its balancer does
+ * not, and be believed. Balancers write `X-Forwarded-For`.
  */
 function forwardedHops(headers: IncomingMessage['headers']): (string | undefined)[] {
-  const xff = headerText(headers['x-forwarded-for']);
-  if (xff !== undefined && xff.trim() !== '') return xff.split(',').map(hopAddress);
-  const forwarded = headerText(headers.forwarded);
-  if (forwarded === undefined) return [];
-  return forwarded.split(',').map((element) => {
-    const pair = element.split(';').map((p) => p.trim()).find((p) => p.slice(0, 4).toLowerCase() === 'for=');
-    return pair === undefined ? undefined : hopAddress(pair.slice(4));
-  });
+  const value = headers['x-forwarded-for'];
+  if (value === undefined) return [];
+  const list = Array.isArray(value) ? value.join(',') : value;
+  return list.trim() === '' ? [] : list.split(',').map(hopAddress);
 }
 
 /** `::ffff:a.b.c.d`, as a dual-stack socket reports an IPv4 peer, as `a.b.c.d`: one spelling per client. */
@@ -53,8 +45,8 @@ function plain(address: string): string {
 
 /**
  * The address of the client behind `req`, for logs, allowlists and per-address limits. When the peer
- * that connected is one of `trustedProxies` (the config's `server.trustedProxies`), the forwarding
- * headers are read from the nearest hop back: each hop a trusted proxy added is believed, and the first
+ * that connected is one of `trustedProxies` (the config's `server.trustedProxies`), `X-Forwarded-For`
+ * is read from the nearest hop back: each hop a trusted proxy added is believed, and the first
  * address that is not a trusted proxy is the client (the rightmost untrusted one). A hop that is no
  * address ends the walk at the last trusted hop. A peer that is not trusted is the client, whatever
  * headers it sends, so a client cannot choose its own address. IPv4 addresses are given as IPv4, also
