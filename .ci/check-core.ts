@@ -19,7 +19,7 @@ export const FOLDER_IMPORTS: Readonly<Record<string, readonly string[]>> = {
   util: [],
   config: [],
   errors: ['jsonrpc'],
-  http: [],
+  http: ['config'],
   types: ['config', 'context', 'errors', 'jsonrpc', 'keys', 'metering', 'network', 'upstream', 'util'],
   keys: ['config', 'errors', 'plugin', 'types', 'util'],
   usage: ['metering', 'types', 'util'],

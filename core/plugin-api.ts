@@ -34,6 +34,7 @@ export { systemClock, type Clock } from './util/clock.js';
 export { importPeer, MissingPeerError } from './plugin/optional-peer.js';
 export { usageOf, type CallObserver } from './usage/usage.js';
 export { readConfigFile, ConfigError, type ConfigFileData } from './config/load-config.js';
+export { AddressRanges, addressRangeProblem } from './config/address-ranges.js';
 export { interpolateEnv, type ConfigEnvironment, type Interpolated } from './config/interpolate-env.js';
 export { validateSettings, validateSettingsLayers, settingsProblems, type SettingsSchema, type SettingsRefinement, type SettingsLayer } from './config/plugin-settings.js';
 export { CachePoliciesToken, type CacheScope, type ChainHead, type FamilyCachePolicies, type MethodCachePolicy } from './network/cache-policy.js';

@@ -1,7 +1,7 @@
 /**
  * For authors of transports: the runtime a transport drives, the JSON-RPC input and output it exchanges
- * with the pipeline, and the HTTP kit the bundled transports share (body refusal, in-flight tracking, key
- * paths, the JSON member scanner). Import it as `tollgate/transport`.
+ * with the pipeline, and the HTTP kit the bundled transports share (body refusal, in-flight tracking, the
+ * client address behind trusted proxies, key paths, the JSON member scanner). Import it as `tollgate/transport`.
  *
  * @packageDocumentation
  */
@@ -12,6 +12,7 @@ export type { GatewayRuntime, ContextInit, KeyAccess, KeyCheck } from './plugin/
 export type { StreamOutcome } from './metering/call-accounting.js';
 export { InFlightResponses } from './http/in-flight.js';
 export { continueBody, refuseBody } from './http/body-refusal.js';
+export { clientAddress } from './http/client-address.js';
 export { apiKeyFromPath } from './keys/key-path.js';
 export { encodeError } from './jsonrpc/encode.js';
 export { type JsonRpcInput, type JsonRpcOutput, SERVED_BY_HEADER } from './jsonrpc/json-rpc-engine.js';
@@ -19,4 +20,4 @@ export type { CancelSignal } from './context/cancel-signal.js';
 export { SecretVerifier, type SecretCheck } from './keys/secret-verifier.js';
 export { objectMembers, arrayElements, memberRange, type JsonMember } from './jsonrpc/scan.js';
 export type { EventMeter, EventCharge, EventTaken, MeteredEvent, EventRefund } from './metering/event-meter.js';
-export type { MountOptions, MountedGateway, NextHandler } from './gateway/mount.js';
+export type { MountOptions, MountedGateway, MountRoutes, NextHandler } from './gateway/mount.js';

@@ -61,6 +61,13 @@ t.test('a port in use is one line, before any embedded node starts', async (t) =
   t.equal(busy.code, 1);
   t.equal(busy.stderr, `tollgate: 127.0.0.1:${port} is already in use: stop what holds it, or choose another port with --port <n>\n`);
   t.equal(busy.stdout, '', 'no banner, nothing started');
+  const adminBusy = await output(run(['demo', '--port', '0', '--admin-port', String(port)]));
+  t.equal(adminBusy.code, 1);
+  t.equal(adminBusy.stderr, `tollgate: 127.0.0.1:${port} is already in use: stop what holds it, or choose another port with --admin-port <n>\n`);
+  t.equal(adminBusy.stdout, '', 'no banner, nothing started');
+  const notAPort = await output(run(['demo', '--admin-port', 'nine']));
+  t.equal(notAPort.code, 2);
+  t.match(notAPort.stderr, /--admin-port: "nine" is not a port number/);
 });
 
 t.test('a bad flag or config is refused with a message naming the problem', async (t) => {

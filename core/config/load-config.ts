@@ -5,6 +5,7 @@ import { createSchemaValidator, schemaProblems } from './schema-problems.js';
 import { defaultPlans } from './default-plans.js';
 import type { GatewayConfig, GatewayConfigInput } from './types.js';
 import { interpolateEnv, type ConfigEnvironment } from './interpolate-env.js';
+import { addressRangeProblem } from './address-ranges.js';
 
 /** A configuration that does not match the schema; the message names every offending field. */
 export class ConfigError extends Error {
@@ -47,6 +48,10 @@ export function resolveConfig(input: GatewayConfigInput | unknown, source?: stri
       if (names.indexOf(name) !== i) problems.push(`${field.replace('*', String(i))}: duplicate "${name}"`);
     });
   };
+  config.server.trustedProxies.forEach((entry, i) => {
+    const problem = addressRangeProblem(entry);
+    if (problem !== undefined) problems.push(`server.trustedProxies[${i}]: ${problem}`);
+  });
   duplicate(config.keys.map((k) => k.key), 'keys[*].key');
   duplicate(config.networks.map((n) => n.name), 'networks[*].name');
   if (problems.length > 0) throw new ConfigError(problems, source);

@@ -73,6 +73,22 @@ export const configSchema: Readonly<Record<string, unknown>> = {
           description: 'Worker processes serving the port (bundled gateway); auto: one per available core. More than 1 needs a store the processes share (not one in memory).',
         },
         drainTimeoutMs: { type: 'integer', minimum: 0, default: 30000, description: 'How long stopping the workers may take (calls in flight answered, WebSockets closed) before those still running are killed.' },
+        trustedProxies: {
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          default: [],
+          description: 'Balancers and proxies whose X-Forwarded-For is believed: addresses, CIDR ranges (IPv4, IPv6) and the keywords loopback, private, linklocal. The client address is then the rightmost hop that is not one of them; other peers\' headers are ignored.',
+        },
+        adminListen: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['port'],
+          properties: {
+            host: { type: 'string', default: '127.0.0.1', description: 'Interface of the operator listener.' },
+            port: { type: 'integer', minimum: 0, maximum: 65535, description: 'Port of the operator listener; 0 picks a free one.' },
+          },
+          description: 'A second listener for the operator routes (admin API, dashboard, /metrics): when set, they are served there only and the public port answers them 404.',
+        },
       },
     },
     log: {

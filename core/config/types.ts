@@ -181,6 +181,21 @@ export interface ServerConfig {
   workers: number | 'auto';
   /** How long stopping the workers may take before those still running are killed, in ms. */
   drainTimeoutMs: number;
+  /**
+   * Balancers and proxies whose `X-Forwarded-For` is believed: addresses, CIDR ranges
+   * and the keywords `loopback`, `private`, `linklocal`. Empty (the default): the peer is the client.
+   */
+  trustedProxies: string[];
+  /**
+   * A listener of its own for the operator routes (admin API, dashboard, metrics), which the public
+   * port then answers 404. Absent (the default): every route is on the public port.
+   */
+  adminListen?: {
+    /** Interface to listen on (default `127.0.0.1`). */
+    host: string;
+    /** Port to listen on; 0 picks a free one. */
+    port: number;
+  };
 }
 
 /** Defaults for every upstream. */
@@ -224,7 +239,7 @@ export interface GatewayConfig {
 /** Configuration as a user writes it: everything with a default may be left out. */
 export interface GatewayConfigInput {
   /** See {@link GatewayConfig.server}. */
-  server?: Partial<ServerConfig>;
+  server?: Partial<Omit<ServerConfig, 'adminListen'>> & { adminListen?: { host?: string; port: number } };
   /** See {@link GatewayConfig.log}. */
   log?: Partial<LogConfig>;
   /** See {@link GatewayConfig.plans}. Merged over the default plans. */

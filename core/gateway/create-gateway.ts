@@ -29,7 +29,7 @@ import { createKeyCheck } from '../keys/key-check.js';
 import { encodeError } from '../jsonrpc/encode.js';
 import { MemoryUsageRecorder, type CallObserver, type UsageRecorder } from '../usage/usage.js';
 import { Errors } from '../errors/catalog.js';
-import type { MountedGateway, MountOptions } from './mount.js';
+import type { MountedGateway, MountOptions, MountRoutes } from './mount.js';
 import { PluginError, type PluginErrorCode, type PluginErrorOptions } from '../plugin/plugin-error.js';
 import { EmbeddedUpstreams } from '../network/embedded-upstreams.js';
 import { createNetworkRpc } from '../network/network-rpc.js';
@@ -65,7 +65,10 @@ export interface GatewayOptions {
 
 /** A running gateway: mount its listener and upgrade handler in a Node server, or call it directly. */
 export interface Gateway extends GatewayRuntime {
-  /** A Node `request` listener serving every transport. Unclaimed requests get a JSON-RPC 404. */
+  /**
+   * A Node `request` listener serving every transport (with `server.adminListen`, the clients' only:
+   * `mount({ routes: 'admin' })` gives the operator's). Unclaimed requests get a JSON-RPC 404.
+   */
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
   /** A Node `upgrade` listener for transports that upgrade (WebSocket). Unclaimed upgrades are refused. */
   readonly upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
@@ -98,8 +101,18 @@ export interface Gateway extends GatewayRuntime {
    * ```
    */
   handle(request: HandleRequest): Observable<JsonRpcOutput>;
-  /** Starts a Node HTTP server with the listener and upgrade handler on `port` (default: the config's). */
+  /**
+   * Starts a Node HTTP server with the listener and upgrade handler on `port` (default: the config's),
+   * and resolves with it. When the config sets `server.adminListen`, the first call also starts the
+   * operator listener there (see {@link Gateway.adminServer}); the returned server then serves the
+   * clients' routes only.
+   */
   listen(port?: number, host?: string): Promise<Server>;
+  /**
+   * The operator listener (admin API, dashboard, metrics) that {@link Gateway.listen} started for
+   * `server.adminListen`; undefined when the config has none or `listen` was not called.
+   */
+  readonly adminServer: Server | undefined;
   /** Stops transports, plugins, upstream pools and embedded upstreams. Idempotent. */
   close(): Promise<void>;
 }
@@ -222,6 +235,25 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const started = new Started(logger);
   let closing: Promise<void> | undefined;
   const servers = new Set<Server>();
+  // Fixed at creation, as the ports are: a reload does not move routes between listeners.
+  const adminListen = config.server.adminListen;
+  const publicRoutes: MountRoutes = adminListen === undefined ? 'all' : 'public';
+  let adminServer: Server | undefined;
+  const serve = async (handlers: MountedGateway, port: number, host: string): Promise<Server> => {
+    const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => handlers.listener(req, res));
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (!handlers.upgrade(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    });
+    // No automatic `100 Continue`: a transport sends it (continueBody) once it accepts the body, so a
+    // body over the limit is refused before the client sends it.
+    server.on('checkContinue', (req, res) => handlers.listener(req, res));
+    servers.add(server);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => { server.off('error', reject); resolve(); });
+    });
+    return server;
+  };
 
   const gateway: Gateway = {
     get config() {
@@ -252,7 +284,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       if (!root.upgrade(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     },
     mount(options = {}) {
-      return mount(options.prefix);
+      return mount(options.prefix, options.routes ?? publicRoutes);
+    },
+    get adminServer() {
+      return adminServer;
     },
     handle(request) {
       const network = directory.get(request.network);
@@ -262,17 +297,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       return jsonRpc({ transport: request.transport ?? 'direct', network, credentials: { apiKey: request.apiKey }, body: request.body, signal: request.signal });
     },
     async listen(port = config.server.port, host = config.server.host) {
-      const server = createServer({ keepAliveTimeout: 65_000 }, gateway.listener);
-      server.on('upgrade', gateway.upgrade);
-      // No automatic `100 Continue`: a transport sends it (continueBody) once it accepts the body, so a
-      // body over the limit is refused before the client sends it.
-      server.on('checkContinue', gateway.listener);
-      servers.add(server);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => { server.off('error', reject); resolve(); });
-      });
-      return server;
+      if (adminListen !== undefined && adminServer === undefined) {
+        adminServer = await serve(mount(undefined, 'admin'), adminListen.port, adminListen.host);
+      }
+      return serve(root, port, host);
     },
     close() {
       closing ??= (async () => {
@@ -284,7 +312,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
   };
   const mount = transportHandlers(transports, gateway, logger);
-  const root = mount();
+  const root = mount(undefined, publicRoutes);
 
   for (const plugin of plugins) {
     await started.start(`plugin "${plugin.name}"`, () => plugin.start?.(gateway), () => plugin.stop?.(), plugin.name);

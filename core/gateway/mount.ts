@@ -9,7 +9,16 @@ export interface MountOptions {
    * out when the host already strips a prefix (Express's `app.use('/rpc', ...)` does).
    */
   readonly prefix?: string;
+  /**
+   * Which routes the handlers serve: `public` (the clients' transports), `admin` (the operator
+   * transports: admin API, dashboard, metrics) or `all`. Default: `public` when the config sets
+   * `server.adminListen`, so the operator routes stay off a server clients reach; else `all`.
+   */
+  readonly routes?: MountRoutes;
 }
+
+/** Which of a gateway's routes a listener serves (see {@link MountOptions.routes}). */
+export type MountRoutes = 'all' | 'public' | 'admin';
 
 /** Called by a mounted listener for a request that is not the gateway's (Connect/Express style). */
 export type NextHandler = (error?: unknown) => void;

@@ -5,7 +5,7 @@ import type { Transport } from '../plugin/plugin.js';
 import type { GatewayRuntime } from '../plugin/runtime.js';
 import { Errors, type ErrorEntry } from '../errors/catalog.js';
 import { encodeError } from '../jsonrpc/encode.js';
-import { normalizePrefix, urlUnderPrefix, type MountedGateway } from './mount.js';
+import { normalizePrefix, urlUnderPrefix, type MountedGateway, type MountRoutes } from './mount.js';
 
 /** Answers a request no transport could take (or one that failed) with a JSON-RPC error body. */
 export function replyError(res: ServerResponse, entry: ErrorEntry): void {
@@ -14,11 +14,26 @@ export function replyError(res: ServerResponse, entry: ErrorEntry): void {
   res.end(body);
 }
 
+/** The transports that serve `routes`: the clients' (`public`), the operator's (`admin`), or all of them. */
+function transportsFor(transports: readonly Transport[], routes: MountRoutes): readonly Transport[] {
+  if (routes === 'all') return transports;
+  return transports.filter((transport) => (transport.operator === true) === (routes === 'admin'));
+}
+
 /**
  * The Node handlers of a gateway's transports: each request or upgrade is offered to the transports
- * in order until one claims it. `mount(prefix)` gives the same handlers for a path prefix.
+ * of `routes` in order until one claims it. `mount(prefix, routes)` gives the handlers for a path prefix.
  */
-export function transportHandlers(transports: readonly Transport[], runtime: GatewayRuntime, logger: Logger): (prefix?: string) => MountedGateway {
+export function transportHandlers(all: readonly Transport[], runtime: GatewayRuntime, logger: Logger): (prefix?: string, routes?: MountRoutes) => MountedGateway {
+  const handlers = new Map<MountRoutes, (prefix?: string) => MountedGateway>();
+  return (prefix, routes = 'all') => {
+    let mount = handlers.get(routes);
+    if (mount === undefined) handlers.set(routes, (mount = handlersOf(transportsFor(all, routes), runtime, logger)));
+    return mount(prefix);
+  };
+}
+
+function handlersOf(transports: readonly Transport[], runtime: GatewayRuntime, logger: Logger): (prefix?: string) => MountedGateway {
   // True when a transport took the request (or failed after answering began).
   const offerRequest = (req: IncomingMessage, res: ServerResponse): boolean => {
     try {

@@ -59,6 +59,12 @@ export interface TollgatePlugin {
 export interface Transport {
   /** Transport name (`http`, `ws`...), recorded on every context it creates. */
   readonly name: string;
+  /**
+   * True for a transport of operator routes (an admin API, a dashboard, metrics): when the config sets
+   * `server.adminListen`, it is offered requests of that listener only, and the public port answers its
+   * paths 404 like any unknown path. Absent or false: the transport serves clients, on the public port.
+   */
+  readonly operator?: boolean;
   /** Handles an HTTP request if it is this transport's; returns false to let the next one try. */
   handleRequest?(req: IncomingMessage, res: ServerResponse, gateway: GatewayRuntime): boolean;
   /** Handles an HTTP upgrade if it is this transport's; returns false to let the next one try. */

@@ -7,7 +7,7 @@ import { configFileOf } from './config-file.js';
 /**
  * The configuration a command works with: the `--config` file (else `TOLLGATE_CONFIG`'s), or the demo's
  * without one or with `demo` set; then the flags and environment on top (`--port`/`PORT`, `--host`,
- * `--log-level`, `--workers`, the store's `--data-dir` and `--redis`). Throws {@link ConfigError} for an
+ * `--admin-port`, `--log-level`, `--workers`, the store's `--data-dir` and `--redis`). Throws {@link ConfigError} for an
  * invalid file, another error for one that cannot be read.
  */
 export async function loadCliConfig(cli: CliOptions, env: Readonly<Record<string, string | undefined>> = process.env, demo = false): Promise<GatewayConfig> {
@@ -16,6 +16,7 @@ export async function loadCliConfig(cli: CliOptions, env: Readonly<Record<string
   const port = cli.port ?? portFromEnv(env.PORT);
   if (port !== undefined) config.server.port = port;
   if (cli.host !== undefined) config.server.host = cli.host;
+  if (cli.adminPort !== undefined) config.server.adminListen = { host: config.server.adminListen?.host ?? '127.0.0.1', port: cli.adminPort };
   if (cli.logLevel !== undefined) config.log.level = cli.logLevel;
   if (cli.workers !== undefined) config.server.workers = cli.workers;
   applyStoreFlags(config, cli, env);

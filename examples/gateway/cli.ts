@@ -17,6 +17,8 @@ export interface CliOptions {
   readonly port?: number;
   /** `--host <addr>`: overrides `server.host`. */
   readonly host?: string;
+  /** `--admin-port <n>`: serves the admin API, dashboard and metrics on this port only (`server.adminListen.port`). */
+  readonly adminPort?: number;
   /** `--log-level <level>`: overrides `log.level`. */
   readonly logLevel?: string;
   /** `--data-dir <dir>`: the SQLite store's folder (its file is `<dir>/tollgate.db`). */
@@ -56,6 +58,7 @@ export const CLI_FLAGS = {
   config: { type: 'string', short: 'c' },
   port: { type: 'string', short: 'p' },
   host: { type: 'string' },
+  'admin-port': { type: 'string' },
   'log-level': { type: 'string' },
   'data-dir': { type: 'string' },
   redis: { type: 'string' },
@@ -94,6 +97,11 @@ export function parseCli(argv: readonly string[]): CliOptions {
     port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: "${values.port}" is not a port number`);
   }
+  let adminPort: number | undefined;
+  if (values['admin-port'] !== undefined) {
+    adminPort = Number(values['admin-port']);
+    if (!Number.isInteger(adminPort) || adminPort < 0 || adminPort > 65535) throw new Error(`--admin-port: "${values['admin-port']}" is not a port number`);
+  }
   let workers: number | 'auto' | undefined;
   if (values.workers !== undefined) {
     workers = values.workers === 'auto' ? 'auto' : Number(values.workers);
@@ -109,6 +117,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     config: values.config,
     port,
     host: values.host,
+    adminPort,
     logLevel: values['log-level'],
     dataDir: values['data-dir'],
     redis: values.redis,

@@ -21,6 +21,8 @@ Options:
   -c, --config <file>     JSON or YAML configuration file; \${VAR} reads the environment (env TOLLGATE_CONFIG)
   -p, --port <n>          port to listen on (overrides server.port; 0 picks a free port)
       --host <addr>       interface to listen on (overrides server.host)
+      --admin-port <n>    serve the admin API, dashboard and /metrics on this port only, not on the
+                          public one (overrides server.adminListen.port; interface 127.0.0.1 unless set)
       --log-level <lvl>   fatal|error|warn|info|debug|trace|silent (overrides log.level)
       --data-dir <dir>    folder of the SQLite store and of the embedded IPFS node's blocks (default .data)
       --redis <url>       keep keys, balances and usage in Redis (env TOLLGATE_REDIS_URL)

@@ -61,7 +61,11 @@ export async function banner(gateway: Awaited<ReturnType<typeof createGateway>>,
   }
   if (demo) lines.push('', `  API key: ${config.keys[0]!.key}`, `  API secret: ${DEMO_API_SECRET}   (the file-storage API's basic-auth password)`, ...seed);
   const { operatorBanner } = await import('./operator-plugins.js');
-  lines.push('', ...await operatorBanner(config, plugins, `http://${host}:${port}`));
+  // With server.adminListen, the operator's routes are on that listener, not on the public port.
+  const admin = gateway.adminServer?.address() as AddressInfo | null | undefined;
+  const adminHost = config.server.adminListen?.host ?? '';
+  const operatorOrigin = admin == null ? `http://${host}:${port}` : `http://${adminHost.includes(':') ? `[${adminHost}]` : adminHost}:${admin.port}`;
+  lines.push('', ...await operatorBanner(config, plugins, operatorOrigin));
   lines.push('', 'Press Ctrl+C to stop.', '');
   return lines.join('\n');
 }
@@ -97,7 +101,9 @@ export async function serve(cli: CliOptions, mode: 'start' | 'demo'): Promise<nu
   // --data-dir holds the embedded file store's blocks too; the devnet reads that folder from the environment.
   if (cli.dataDir !== undefined) process.env[DATA_DIR_ENV] = cli.dataDir;
 
-  const busy = await portProblem(config.server.host, config.server.port);
+  const adminListen = config.server.adminListen;
+  const busy = await portProblem(config.server.host, config.server.port)
+    ?? (adminListen === undefined ? undefined : await portProblem(adminListen.host, adminListen.port, '--admin-port'));
   if (busy !== undefined) {
     err(`${busy}\n`);
     return 1;

@@ -111,6 +111,8 @@ function optionalObject(body: Record<string, unknown>, name: string): Record<str
  */
 export class AdminTransport implements Transport {
   readonly name = 'admin';
+  /** An operator route: on `server.adminListen` when the config sets one, off the public port. */
+  readonly operator = true;
   readonly #settings: ResolvedAdminSettings;
   readonly #token: Buffer;
   #manager: KeyManager | undefined;

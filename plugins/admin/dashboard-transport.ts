@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GatewayRuntime, Transport } from '../../core/transport-api.js';
+import { clientAddress, type GatewayRuntime, type Transport } from '../../core/transport-api.js';
 import { loadDashboardAssets, type DashboardAsset } from './dashboard-assets.js';
 import type { DashboardSessions } from './dashboard-sessions.js';
 
@@ -44,6 +44,8 @@ function overTls(req: IncomingMessage): boolean {
  */
 export class DashboardTransport implements Transport {
   readonly name = 'admin-dashboard';
+  /** An operator route: on `server.adminListen` when the config sets one, off the public port. */
+  readonly operator = true;
   readonly #path: string;
   readonly #apiPrefix: string;
   readonly #sessions: DashboardSessions;
@@ -108,7 +110,7 @@ export class DashboardTransport implements Transport {
       return;
     }
     // Sign-ins are throttled per source address, so the token cannot be guessed at speed; each refusal is logged (never the token).
-    const source = req.socket.remoteAddress ?? '';
+    const source = (gateway === undefined ? req.socket.remoteAddress : clientAddress(req, gateway.config.server.trustedProxies)) ?? '';
     const wait = this.#sessions.signInWait(source);
     if (wait > 0) {
       req.resume();

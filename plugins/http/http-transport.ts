@@ -1,6 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Errors, GatewayError, type ErrorEntry, type JsonRpcId } from '../../core/plugin-api.js';
-import { InFlightResponses, apiKeyFromPath, encodeError, refuseBody, type GatewayRuntime, type JsonRpcOutput, type Transport } from '../../core/transport-api.js';
+import { InFlightResponses, apiKeyFromPath, clientAddress, encodeError, refuseBody, type GatewayRuntime, type JsonRpcOutput, type Transport } from '../../core/transport-api.js';
 import { BodyTooLargeError, collectBody } from './read-body.js';
 import { requestIds } from './request-ids.js';
 
@@ -76,7 +76,7 @@ export class HttpTransport implements Transport {
             meta: {
               origin: req.headers.origin,
               userAgent: req.headers['user-agent'],
-              remoteAddress: req.socket.remoteAddress,
+              remoteAddress: clientAddress(req, gateway.config.server.trustedProxies),
               headers: req.headers,
             },
           })

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  clientAddress,
   continueBody,
   InFlightResponses,
   SERVED_BY_HEADER,
@@ -100,7 +101,7 @@ export class IpfsTransport implements Transport {
       network,
       credentials: { apiKey: credentials.user, secret: credentials.password },
       call: { method: command, params: [args, options] },
-      meta: { origin: req.headers.origin, userAgent: req.headers['user-agent'], remoteAddress: req.socket.remoteAddress, headers: req.headers },
+      meta: { origin: req.headers.origin, userAgent: req.headers['user-agent'], remoteAddress: clientAddress(req, gateway.config.server.trustedProxies), headers: req.headers },
     });
     ctx.state.set(IPFS_REQUEST, { ...(writes ? { body: req } : {}), ...(contentType === undefined ? {} : { contentType }) });
     // Cancellation is unsubscription, as on every transport: a client that leaves before the answer

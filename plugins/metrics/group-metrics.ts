@@ -8,10 +8,11 @@ export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
 /**
  * Metrics whose figure belongs to one worker and is kept per worker (`worker` label) rather than summed:
  * Node's process metrics, what a worker's upstream selector believes of each upstream, and the cache
- * hit ratio (a ratio does not add up). Everything else (calls, credits, errors, latency) is summed.
+ * hit ratio (a ratio does not add up). Everything else (calls, credits, errors, latency, and the
+ * attempts at upstreams each worker made: `tollgate_upstream_attempt*`) is summed.
  */
 export function isPerWorkerMetric(name: string): boolean {
-  return /^(process_|nodejs_|tollgate_upstream_|tollgate_cache_hit_ratio)/.test(name);
+  return /^(process_|nodejs_|tollgate_upstream_(?!attempt)|tollgate_cache_hit_ratio)/.test(name);
 }
 
 /**

@@ -11,6 +11,8 @@ function digest(value: string): Buffer {
 /** Serves a Prometheus registry at `GET <path>`, behind a bearer token when one is set. */
 export class MetricsTransport implements Transport {
   readonly name = 'metrics';
+  /** An operator route: on `server.adminListen` when the config sets one, off the public port. */
+  readonly operator = true;
   readonly #path: string;
   readonly #registry: Registry;
   readonly #token: Buffer | undefined;

@@ -1,4 +1,5 @@
 import { Tokens, validateSettings, type TollgatePlugin } from '../../core/plugin-api.js';
+import { AttemptObserverToken } from '../../core/upstream-api.js';
 import { PrometheusObserver } from './prometheus-observer.js';
 import { MetricsTransport } from './metrics-transport.js';
 import { AccessLogObserver } from './access-log.js';
@@ -58,7 +59,8 @@ const ACCESS_LOG_SCHEMA = {
 
 /**
  * Prometheus metrics ({@link PrometheusObserver}) at `GET /metrics`: calls, credits, errors and latency by
- * network, method and status, and upstream health read from the selector at scrape time.
+ * network, method and status; each upstream's attempt latency, failures and attempts in flight; and
+ * upstream health read from the selector at scrape time.
  *
  * @example
  * ```ts
@@ -80,6 +82,7 @@ export function metrics(options: MetricsSettings = {}): MetricsPlugin {
       const { path, token, defaultMetrics } = validateSettings<Required<Omit<MetricsSettings, 'token'>> & MetricsSettings>(METRICS_SCHEMA, [fromEnv, options, config.plugins[METRICS_PLUGIN]], `plugins.${METRICS_PLUGIN}`);
       observer = new PrometheusObserver({ clock: container.resolve(Tokens.Clock), selector: () => container.resolve(Tokens.UpstreamSelector), defaultMetrics });
       container.register(Tokens.CallObserver, { useValue: observer });
+      container.register(AttemptObserverToken, { useValue: observer });
       // In a worker of a group, the endpoint serves the whole group's metrics, aggregated by the primary.
       const membership = workerMembership();
       const collect = membership === undefined ? undefined : joinGroupMetrics(membership, observer.registry);

@@ -1,7 +1,7 @@
-import type { Counter, Histogram, Registry } from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { promClient } from './peers.js';
 import type { CallObserver, Clock, RequestContext } from '../../core/plugin-api.js';
-import type { UpstreamSelector } from '../../core/upstream-api.js';
+import type { AttemptEnd, AttemptObserver, Upstream, UpstreamSelector } from '../../core/upstream-api.js';
 import { chargedCredits, methodLabel, statusLabel } from './call-labels.js';
 
 /** Latency buckets, in seconds: from a cached answer on the loopback to a slow `eth_getLogs`. */
@@ -17,9 +17,15 @@ export const LATENCY_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0
  *   `hit` or `miss`, and `tollgate_cache_hit_ratio{network,method}`: hits over both, since start;
  * - `tollgate_upstream_healthy{network,upstream,role}` and `tollgate_upstream_in_flight{...}`: read from the
  *   upstream selector's status at scrape time;
+ * - `tollgate_upstream_attempt_duration_seconds{network,upstream,outcome}`: each attempt at an upstream,
+ *   from the request leaving to the answer or failure, `outcome` being `ok` or the failure's kind
+ *   (`connect`, `timeout`, `reset`, `status`, `overloaded`, `bad-response`, `unsupported`);
+ *   `tollgate_upstream_attempt_errors_total{network,upstream,kind}`: the failed ones; and
+ *   `tollgate_upstream_attempts_in_flight{network,upstream}`: those not ended yet. Upstreams are named by
+ *   their configured name, never by URL (a URL may hold a provider's credential);
  * - with `defaultMetrics`, Node's process metrics (`process_*`, `nodejs_*`).
  */
-export class PrometheusObserver implements CallObserver {
+export class PrometheusObserver implements CallObserver, AttemptObserver {
   /** The registry to expose. */
   readonly registry = new promClient.Registry();
   readonly #clock: Clock;
@@ -28,6 +34,9 @@ export class PrometheusObserver implements CallObserver {
   readonly #errors: Counter<'network' | 'method' | 'error'>;
   readonly #duration: Histogram<'network' | 'method' | 'status'>;
   readonly #cache: Counter<'network' | 'method' | 'result'>;
+  readonly #attemptDuration: Histogram<'network' | 'upstream' | 'outcome'>;
+  readonly #attemptErrors: Counter<'network' | 'upstream' | 'kind'>;
+  readonly #attemptsInFlight: Gauge<'network' | 'upstream'>;
   /** Hits and misses per `network|method`, for the ratio gauge. */
   readonly #cacheTotals = new Map<string, { network: string; method: string; hits: number; misses: number }>();
 
@@ -74,6 +83,15 @@ export class PrometheusObserver implements CallObserver {
       },
     });
     this.registry.registerMetric(inFlight);
+    this.#attemptDuration = new promClient.Histogram({
+      name: 'tollgate_upstream_attempt_duration_seconds',
+      help: 'Time of each attempt at an upstream, from the request leaving to its answer or failure, by network, upstream and outcome (ok or the failure kind).',
+      labelNames: ['network', 'upstream', 'outcome'],
+      buckets: [...LATENCY_BUCKETS],
+      registers,
+    });
+    this.#attemptErrors = new promClient.Counter({ name: 'tollgate_upstream_attempt_errors_total', help: 'Attempts at an upstream that failed, by network, upstream and failure kind.', labelNames: ['network', 'upstream', 'kind'], registers });
+    this.#attemptsInFlight = new promClient.Gauge({ name: 'tollgate_upstream_attempts_in_flight', help: 'Attempts at each upstream that have not ended yet.', labelNames: ['network', 'upstream'], registers });
     if (options.defaultMetrics) promClient.collectDefaultMetrics({ register: this.registry });
   }
 
@@ -87,6 +105,19 @@ export class PrometheusObserver implements CallObserver {
     if (ctx.error !== undefined) this.#errors.inc({ network, method, error: status });
     this.#duration.observe({ network, method, status }, Math.max(0, this.#clock.now() - ctx.startedAt) / 1000);
     if (ctx.cache !== undefined) this.#cacheResult(network, method, ctx.cache);
+  }
+
+  /** Counts an attempt at `upstream` in flight, and its duration and outcome once it ends. */
+  attemptStarted(ctx: RequestContext, upstream: Upstream): AttemptEnd {
+    const labels = { network: ctx.network.name, upstream: upstream.name };
+    const startedAt = performance.now();
+    this.#attemptsInFlight.inc(labels);
+    return (failure) => {
+      this.#attemptsInFlight.dec(labels);
+      const outcome = failure === undefined ? 'ok' : failure.kind;
+      this.#attemptDuration.observe({ ...labels, outcome }, (performance.now() - startedAt) / 1000);
+      if (failure !== undefined) this.#attemptErrors.inc({ ...labels, kind: failure.kind });
+    };
   }
 
   #cacheResult(network: string, method: string, result: 'hit' | 'miss'): void {

@@ -59,9 +59,9 @@ function fixFor(source: ListSource, list: string, what: string): string {
 
 /**
  * Why `input` is refused under `lists`, or undefined when it passes every list. Lists are checked in
- * the order methods, origins, User-Agents, addresses; the first that fails is reported. Refusals repeat
- * only what the client sent (never the key) and name the list (`origins`, or `jwt.origins` for a JWT's
- * claims).
+ * the order methods, origins, User-Agents, client addresses, contract addresses; the first that fails
+ * is reported. Refusals repeat only what the client sent (never the key) and name the list (`origins`,
+ * or `jwt.origins` for a JWT's claims).
  */
 export function refusalOf(lists: CompiledAllowlist, input: AllowlistInput, source: ListSource = 'key'): Refusal | undefined {
   const setting = (list: string): string => (source === 'key' ? list : `jwt.${list}`);
@@ -85,6 +85,12 @@ export function refusalOf(lists: CompiledAllowlist, input: AllowlistInput, sourc
     }
     if (!lists.userAgents.some((part) => userAgent.includes(part))) {
       return { setting: setting('userAgents'), reason: `user agent not allowed${by}: ${echo(userAgent)}`, fix: fixFor(source, 'userAgents', 'a part of the User-Agent (case-sensitive)') };
+    }
+  }
+  if (lists.clientAddresses !== undefined) {
+    const client = input.meta.remoteAddress;
+    if (client === undefined || !lists.clientAddresses.includes(client)) {
+      return { setting: setting('clientAddresses'), reason: `client address not allowed${by}: ${client === undefined ? 'unknown' : echo(client)}`, fix: fixFor(source, 'clientAddresses', 'the address or its range') };
     }
   }
   if (lists.addresses !== undefined) {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { settingsProblems, type SettingsSchema } from '../../core/plugin-api.js';
+import { AddressRanges, addressRangeProblem, settingsProblems, type SettingsSchema } from '../../core/plugin-api.js';
 import { parseOriginPattern, type OriginPattern } from './origin-pattern.js';
 
 /** The plugin's name, the key of its settings under `plugins` in the config, and the section of a key's `settings` it reads. */
@@ -57,6 +57,12 @@ export interface KeySecurity {
   readonly userAgents?: readonly string[];
   /** Contract addresses (0x and 40 hex digits, any case) that the address-taking methods may name. */
   readonly addresses?: readonly string[];
+  /**
+   * Client addresses the key may be used from: addresses, CIDR ranges (`203.0.113.0/24`, `2001:db8::/32`)
+   * and the keywords `loopback`, `private`, `linklocal`. Behind a balancer, the client's address is the
+   * one `server.trustedProxies` lets the gateway read from `X-Forwarded-For`.
+   */
+  readonly clientAddresses?: readonly string[];
   /** Network toggles by network name: `false` turns a network off for the key; networks not named stay on. */
   readonly networks?: Readonly<Record<string, boolean>>;
   /** Whether every call must carry the key's secret (HTTP basic with an empty user: `curl -u :<secret>`). */
@@ -86,6 +92,8 @@ export interface CompiledAllowlist {
   readonly userAgents: readonly string[] | undefined;
   /** Allowed addresses, lower-cased. */
   readonly addresses: ReadonlySet<string> | undefined;
+  /** Client addresses the calls may come from. */
+  readonly clientAddresses?: AddressRanges | undefined;
 }
 
 /** One key's security settings, checked and prepared. */
@@ -128,6 +136,7 @@ export const KEY_SECURITY_SCHEMA: SettingsSchema = {
     origins: list({ pattern: ORIGIN }, 'must be an origin such as https://app.example.com, https://*.example.com or *.example.com (no path, "*." only at the start)'),
     userAgents: list({}),
     addresses: list({ pattern: '^0x[0-9a-fA-F]{40}$' }, 'must be an address: 0x and 40 hex digits'),
+    clientAddresses: list({}),
     networks: { type: 'object', additionalProperties: BOOLEAN, problem: 'must be an object of network names and true/false' },
     requireSecret: BOOLEAN,
     secretSkipsAllowlists: BOOLEAN,
@@ -178,10 +187,14 @@ export const SECURITY_SETTINGS_SCHEMA: SettingsSchema = {
   properties: { keys: { type: 'object', additionalProperties: KEY_SECURITY_SCHEMA, problem: { type: 'must be an object of key ids' } } },
 } as const;
 
-/** What the schema cannot say: a key's JWT public keys have distinct `kid`s. */
-function duplicateKids(entry: KeySecurity, at = ''): string[] {
+/** What the schema cannot say: a key's JWT public keys have distinct `kid`s, and its client addresses are addresses or ranges. */
+function refinementProblems(entry: KeySecurity, at = ''): string[] {
   const kids = new Set<string>();
   const problems: string[] = [];
+  entry.clientAddresses?.forEach((item, i) => {
+    const problem = addressRangeProblem(item);
+    if (problem !== undefined) problems.push(`${at}clientAddresses[${i}]: ${problem}`);
+  });
   entry.jwt?.keys.forEach((key, i) => {
     if (kids.has(key.kid)) problems.push(`${at}jwt.keys[${i}].kid: "${key.kid}" is used twice`);
     else kids.add(key.kid);
@@ -195,7 +208,7 @@ function duplicateKids(entry: KeySecurity, at = ''): string[] {
  * shape, a required secret with a required JWT), then for distinct JWT key ids.
  */
 export function keySecurityProblems(value: unknown, where: string): string[] {
-  return settingsProblems<KeySecurity>(KEY_SECURITY_SCHEMA, value, where, (entry) => duplicateKids(entry));
+  return settingsProblems<KeySecurity>(KEY_SECURITY_SCHEMA, value, where, (entry) => refinementProblems(entry));
 }
 
 /**
@@ -205,7 +218,7 @@ export function keySecurityProblems(value: unknown, where: string): string[] {
 export function securitySettingsProblems(where: string, source: unknown): string[] {
   if (source === undefined) return [];
   return settingsProblems<SecuritySettings>(SECURITY_SETTINGS_SCHEMA, source, where, (settings) =>
-    Object.entries(settings.keys ?? {}).flatMap(([id, entry]) => duplicateKids(entry, `keys.${id}.`)),
+    Object.entries(settings.keys ?? {}).flatMap(([id, entry]) => refinementProblems(entry, `keys.${id}.`)),
   );
 }
 
@@ -217,6 +230,7 @@ export function compileSecurity(entry: KeySecurity): CompiledSecurity {
     origins: some(entry.origins) ? entry.origins.map(parseOriginPattern) : undefined,
     userAgents: some(entry.userAgents) ? [...entry.userAgents] : undefined,
     addresses: some(entry.addresses) ? new Set(entry.addresses.map((a) => a.toLowerCase())) : undefined,
+    clientAddresses: some(entry.clientAddresses) ? new AddressRanges(entry.clientAddresses) : undefined,
   };
   return {
     lists,

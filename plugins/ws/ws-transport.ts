@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import { ws as wsPackage } from './peers.js';
 import { Errors, GatewayError, Tokens } from '../../core/plugin-api.js';
-import { apiKeyFromPath, type GatewayRuntime, type KeyAccess, type Transport } from '../../core/transport-api.js';
+import { apiKeyFromPath, clientAddress, type GatewayRuntime, type KeyAccess, type Transport } from '../../core/transport-api.js';
 import { apiKeyHash, type KeyStore } from '../../core/store-api.js';
 import { WsConnection } from './connection.js';
 import { refuseUpgrade } from './refuse-upgrade.js';
@@ -122,7 +122,7 @@ export class WsTransport implements Transport {
       const connection = new WsConnection(ws, gateway, network, { apiKey }, {
         origin: req.headers.origin,
         userAgent: req.headers['user-agent'],
-        remoteAddress: req.socket.remoteAddress,
+        remoteAddress: clientAddress(req, gateway.config.server.trustedProxies),
         headers: req.headers,
       }, settings, this.subscriptions, this.channel, socket);
       this.#connections.add(connection);

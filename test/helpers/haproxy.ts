@@ -87,6 +87,8 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
     '  timeout tunnel 1h',
     '  retries 3',
     '  option redispatch',
+    // As operators configure it (docs/operations.md): the client's address for server.trustedProxies.
+    '  option forwardfor',
     'frontend fleet',
     `  bind ${options.frontendSocket} mode 600`,
     '  default_backend gateways',
