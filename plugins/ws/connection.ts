@@ -164,6 +164,10 @@ export class WsConnection {
         this.#idle = () => { clearTimeout(timer); resolve(); };
       });
     }
+    // Read again, so that the client's answer to the close frame completes the handshake at once: paused,
+    // the socket would sit until the grace period cut it (the client seeing its close seconds late).
+    // Messages that arrive now are dropped (#closing).
+    this.#socket.resume();
     await this.#close(WsCloseCodes.GOING_AWAY, 'server shutting down');
   }
 
@@ -308,10 +312,17 @@ export class WsConnection {
   #close(code: number, reason: string, graceMs = 2_000): Promise<void> {
     return new Promise((resolve) => {
       if (this.#socket.readyState === this.#socket.CLOSED) return resolve();
-      this.#socket.once('close', () => resolve());
-      this.#socket.close(code, reason);
       // A peer that never completes the closing handshake is cut off.
-      setTimeout(() => this.#socket.terminate(), graceMs).unref();
+      const cut = setTimeout(() => {
+        this.#gateway.logger.debug({ code, graceMs }, 'WebSocket client did not answer the close frame in time: connection cut');
+        this.#socket.terminate();
+      }, graceMs);
+      cut.unref();
+      this.#socket.once('close', () => {
+        clearTimeout(cut);
+        resolve();
+      });
+      this.#socket.close(code, reason);
     });
   }
 
