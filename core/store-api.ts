@@ -13,6 +13,7 @@ export { newDebitId } from './metering/debit-id.js';
 export { type RateLimiter, type RateDecision, type RateAllowed, type RateRefused, MemoryRateLimiter } from './metering/rate-limiter.js';
 export type { KeyStore, ApiKeyRecord, Plan } from './keys/keys.js';
 export { KeyRegistryToken, LayeredKeyStore, apiKeyHash, recordOf, type KeyRegistry, type StoredKey, type KeyChanges } from './keys/key-registry.js';
+export { PlanRegistryToken, MemoryPlanRegistry, type PlanRegistry, type StoredPlan, type PlanChanges, type PlanChangeListener } from './keys/plan-registry.js';
 export { type UsageRecorder, type UsageTotals, type UsageEvent, MemoryUsageRecorder } from './usage/usage.js';
 export { hashSecret, verifySecret } from './keys/secret-hash.js';
 export { instanceCachingFactory } from 'tsyringe';

@@ -4,12 +4,17 @@ import type { GatewayConfig } from '../config/types.js';
 import type { ApiKeyRecord, KeyStore, Plan } from './keys.js';
 import type { KeyAccess, KeyCheck } from '../plugin/runtime.js';
 import { isPromise } from '../util/maybe-promise.js';
+import type { PlanLookup } from './plan-book.js';
 
-/** The gateway's one key check: the `authenticate` stage and a transport's handshake both use it. */
-export function createKeyCheck(keys: KeyStore, config: GatewayConfig): KeyCheck {
-  const plans = new Map<string, Plan>(Object.entries(config.plans).map(([name, plan]) => [name, { name, ...plan }]));
+/**
+ * The gateway's one key check: the `authenticate` stage and a transport's handshake both use it. A key's
+ * plan is found by `plans` (the config's and the managed ones, in memory), or among the config's plans.
+ */
+export function createKeyCheck(keys: KeyStore, config: GatewayConfig, plans?: PlanLookup): KeyCheck {
+  const configPlans = new Map<string, Plan>(Object.entries(config.plans).map(([name, plan]) => [name, { name, ...plan }]));
+  const planOf = plans ?? ((name: string) => configPlans.get(name));
   const accept = (key: ApiKeyRecord | undefined): KeyAccess => {
-    const plan = key === undefined ? undefined : plans.get(key.plan);
+    const plan = key === undefined ? undefined : planOf(key.plan);
     if (key === undefined || key.revoked === true || plan === undefined) throw new GatewayError(Errors.UNAUTHORIZED);
     return { key, plan };
   };

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { RequestContext } from '../types.js';
 import { isPromise, type MaybePromise } from '../util/maybe-promise.js';
 import type { GatewayConfig } from '../config/types.js';
+import type { PlanLookup } from '../keys/plan-book.js';
 import type { KeyStore } from '../keys/keys.js';
 import type { CreditLedger } from '../metering/credit-ledger.js';
 import type { RateLimiter } from '../metering/rate-limiter.js';
@@ -34,6 +35,8 @@ export interface StageDependencies {
   readonly container: DependencyContainer;
   /** Key lookup. */
   readonly keys: KeyStore;
+  /** Plan lookup: the config's plans and the managed ones (default: the config's only). */
+  readonly plans?: PlanLookup;
   /** Credit balances. */
   readonly ledger: CreditLedger;
   /** Throughput limits. */

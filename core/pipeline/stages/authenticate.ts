@@ -9,7 +9,7 @@ import type { KeyAccess } from '../../plugin/runtime.js';
  * exist. The same check guards a transport's handshake (`GatewayRuntime.checkKey`).
  */
 export function authenticate(deps: StageDependencies): Stage {
-  const check = createKeyCheck(deps.keys, deps.config);
+  const check = createKeyCheck(deps.keys, deps.config, deps.plans);
   const accept = (ctx: RequestContext, access: KeyAccess): void => {
     ctx.key = access.key;
     ctx.plan = access.plan;
