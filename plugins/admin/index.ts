@@ -1,8 +1,8 @@
 /**
  * The admin plugin: an HTTP API for operators under `/admin/v1`, behind a bearer token of its own: keys
  * (create, list, rotate, revoke, assign plans; secrets stored hashed), usage per key, day and method,
- * plans (managed ones too), a usage export of every key for billing, and upstream status. {@link KeyManager}, which it is built on, also serves the example
- * gateway's CLI.
+ * plans (managed ones too), a usage export of every key for billing, and upstream status.
+ * {@link KeyManager} and {@link PlanManager}, which it is built on, also serve the example gateway's CLI.
  *
  * @packageDocumentation
  */
