@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { resolveConfig, type GatewayConfigInput } from '../core/index.js';
-import { MemoryPlanRegistry } from '../core/store-api.js';
+import { MemoryPlanRegistry, MemoryUsageRecorder } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
-import { ledgerSqlite } from '../plugins/ledger-sqlite/index.js';
+import { ledgerSqlite, openSqliteStore } from '../plugins/ledger-sqlite/index.js';
+import Database from 'better-sqlite3';
 import { admin } from '../plugins/admin/index.js';
 import { parseCli } from '../examples/gateway/cli.js';
 import { runCommand } from '../examples/gateway/store-commands.js';
@@ -223,4 +224,57 @@ t.test('CSV quotes what needs quoting and defuses formulas', async (t) => {
   const csv = await call('GET', `/usage/export?from=${today}`);
   const mine = csv.text.split('\r\n').filter((line) => line.includes(',quoting,'));
   t.same(mine.map((line) => line.split(',eth,')[1]!.replace(/,\d+,\d+,\d+,\d+$/, '')).sort(), ['"\'=1+1"', '"a,b"', '"say ""hi"""'].sort());
+});
+
+t.test('a SQLite file of the version before usage per network keeps its usage, as network \'\'', async (t) => {
+  const file = join(dir, 'schema-3.db');
+  // The schema as version 3 left it (keys, balances, usage by method with cache counts, refunds).
+  const old = new Database(file);
+  old.exec(`CREATE TABLE keys (id TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE, key_hint TEXT NOT NULL, plan TEXT NOT NULL, label TEXT,
+              secret_hash TEXT, settings TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, revoked_at INTEGER);
+            CREATE TABLE balances (key_id TEXT NOT NULL, day TEXT NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (key_id, day)) WITHOUT ROWID;
+            CREATE TABLE usage (key_id TEXT NOT NULL, day TEXT NOT NULL, method TEXT NOT NULL, calls INTEGER NOT NULL, credits INTEGER NOT NULL,
+              bytes INTEGER NOT NULL, failed INTEGER NOT NULL, PRIMARY KEY (key_id, day, method)) WITHOUT ROWID;
+            CREATE INDEX balances_by_day ON balances (day);
+            CREATE INDEX usage_by_day ON usage (day);
+            CREATE TABLE refunds (id TEXT PRIMARY KEY, day TEXT NOT NULL) WITHOUT ROWID;
+            CREATE INDEX refunds_by_day ON refunds (day);
+            ALTER TABLE usage ADD COLUMN cache_hits INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE usage ADD COLUMN cache_misses INTEGER NOT NULL DEFAULT 0;
+            INSERT INTO usage VALUES ('acme', '2026-03-01', 'eth_call', 5, 400, 1000, 1, 2, 3);
+            PRAGMA user_version = 3;`);
+  old.close();
+  const store = openSqliteStore({ path: file });
+  t.teardown(() => store.close());
+  t.same(store.usage.usage('acme', '2026-03-01'), { eth_call: { calls: 5, credits: 400, bytes: 1000, failed: 1, cacheHits: 2, cacheMisses: 3 } });
+  store.usage.record({ keyId: 'acme', network: 'eth', method: 'eth_call', at: Date.parse('2026-03-01T12:00:00Z'), calls: 1, credits: 80, bytes: 10, failed: false });
+  store.writer.flush();
+  t.same(store.usage.usage('acme', '2026-03-01'), { eth_call: { calls: 6, credits: 480, bytes: 1010, failed: 1, cacheHits: 2, cacheMisses: 3 } }, 'a key\'s usage adds up its networks');
+  const rows = [];
+  for await (const row of store.usage.usageRows(['acme'], '2026-02-28', '2026-03-02')) rows.push(row);
+  t.same(rows, [
+    { day: '2026-03-01', keyId: 'acme', network: '', method: 'eth_call', calls: 5, credits: 400, bytes: 1000, failed: 1, cacheHits: 2, cacheMisses: 3 },
+    { day: '2026-03-01', keyId: 'acme', network: 'eth', method: 'eth_call', calls: 1, credits: 80, bytes: 10, failed: 0 },
+  ]);
+  t.same(store.plans.list(), [], 'the plans table exists, empty');
+});
+
+t.test('the memory recorder lists rows by day, key as asked, network and method', async (t) => {
+  const usage = new MemoryUsageRecorder();
+  const at = (day: string): number => Date.parse(`${day}T08:00:00Z`);
+  const event = { calls: 1, credits: 10, bytes: 5, failed: false };
+  usage.record({ ...event, keyId: 'b', network: 'eth', method: 'm2', at: at('2026-04-01') });
+  usage.record({ ...event, keyId: 'a', network: 'polygon', method: 'm1', at: at('2026-04-01') });
+  usage.record({ ...event, keyId: 'a', network: 'eth', method: 'm1', at: at('2026-04-01'), failed: true });
+  usage.record({ ...event, keyId: 'a', network: 'eth', method: 'm1', at: at('2026-04-02') });
+  usage.record({ ...event, keyId: 'c', network: 'eth', method: 'm1', at: at('2026-04-02') });
+  const rows = [];
+  for await (const row of usage.usageRows(['b', 'a'], '2026-04-01', '2026-04-03')) rows.push([row.day, row.keyId, row.network, row.method, row.calls, row.failed]);
+  t.same(rows, [
+    ['2026-04-01', 'b', 'eth', 'm2', 1, 0],
+    ['2026-04-01', 'a', 'eth', 'm1', 1, 1],
+    ['2026-04-01', 'a', 'polygon', 'm1', 1, 0],
+    ['2026-04-02', 'a', 'eth', 'm1', 1, 0],
+  ], 'keys not asked for are left out');
+  t.same(usage.usage('a', '2026-04-01'), { m1: { calls: 2, credits: 20, bytes: 10, failed: 1 } }, 'a key\'s usage adds up its networks');
 });
