@@ -214,6 +214,9 @@ t.test('the usage export matches the calls made through the gateway', async (t) 
   t.equal((await call('GET', `/usage/export?from=${today}&format=xml`)).status, 400);
   t.equal((await call('GET', '/usage/export?from=2025-01-01&to=2026-06-01')).status, 400, 'a range over a year is refused');
   t.equal((await cli(['usage', 'export'])).code, 2, '--from is required');
+  const unwritable = await cli(['usage', 'export', '--from', today, '--output', join(dir, 'no-such-folder', 'usage.csv')]);
+  t.equal(unwritable.code, 1, 'a file that cannot be written is a refusal, not a crash');
+  t.match(unwritable.stderr, /the export to .*no-such-folder\/usage\.csv stopped, incomplete: ENOENT/);
 });
 
 t.test('CSV quotes what needs quoting and defuses formulas', async (t) => {

@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { usageExport, type UsageExportDeps } from 'tollgate/plugins/admin';
+import { KeyManagerError, usageExport, type UsageExportDeps } from 'tollgate/plugins/admin';
 import type { CliOptions } from './cli.js';
 
 /** The usage problem of a `usage export` command line, or undefined when it is well formed. */
@@ -20,7 +20,13 @@ export function exportUsageProblem(cli: CliOptions): string | undefined {
 export async function runUsageExport(cli: CliOptions, deps: UsageExportDeps, stdout: Writable = process.stdout): Promise<string> {
   const exported = await usageExport(deps, { from: cli.from, to: cli.to, format: cli.format });
   const target = cli.output === undefined ? stdout : createWriteStream(cli.output);
-  // Standard output stays open for whoever runs the command; a file is closed once written.
-  await pipeline(Readable.from(exported.chunks), target, { end: cli.output !== undefined });
+  try {
+    // Standard output stays open for whoever runs the command; a file is closed once written.
+    await pipeline(Readable.from(exported.chunks), target, { end: cli.output !== undefined });
+  } catch (error) {
+    if (error instanceof KeyManagerError) throw error;
+    const where = cli.output === undefined ? 'standard output' : cli.output;
+    throw new KeyManagerError('unavailable', `the export to ${where} stopped, incomplete: ${(error as Error).message}`);
+  }
   return `usage of ${exported.from} to ${exported.to} (${exported.format}) written to ${cli.output ?? 'standard output'}`;
 }
