@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { resolveConfig, type GatewayConfigInput } from '../core/index.js';
-import { MemoryPlanRegistry, MemoryUsageRecorder } from '../core/store-api.js';
+import { MemoryPlanRegistry, MemoryUsageRecorder, type UsageRow } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { ledgerSqlite, openSqliteStore } from '../plugins/ledger-sqlite/index.js';
+import { usageExport } from '../plugins/admin/index.js';
 import Database from 'better-sqlite3';
 import { admin } from '../plugins/admin/index.js';
 import { parseCli } from '../examples/gateway/cli.js';
@@ -280,4 +281,32 @@ t.test('the memory recorder lists rows by day, key as asked, network and method'
     ['2026-04-02', 'a', 'eth', 'm1', 1, 0],
   ], 'keys not asked for are left out');
   t.same(usage.usage('a', '2026-04-01'), { m1: { calls: 2, credits: 20, bytes: 10, failed: 1 } }, 'a key\'s usage adds up its networks');
+});
+
+t.test('an export is produced as it is read, never whole in memory', async (t) => {
+  /** A memory recorder that counts the rows taken from it. */
+  class CountingRecorder extends MemoryUsageRecorder {
+    taken = 0;
+    override async *usageRows(keyIds: readonly string[], from: string, to: string): AsyncGenerator<UsageRow> {
+      for await (const row of super.usageRows(keyIds, from, to)) {
+        this.taken++;
+        yield row;
+      }
+    }
+  }
+  const usage = new CountingRecorder();
+  const keys = Array.from({ length: 200 }, (_, i) => ({ key: `export-key-${String(i).padStart(4, '0')}`, id: `k${i}`, plan: 'core' }));
+  const at = Date.parse('2026-06-01T10:00:00Z');
+  for (const { id } of keys) for (let m = 0; m < 100; m++) usage.record({ keyId: id, network: 'eth', method: `method_${m}`, at, calls: 1, credits: 1, bytes: 1, failed: false });
+  const config = resolveConfig({ keys, networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: 'http://127.0.0.1:1' }] }] });
+  const exported = await usageExport({ config, registry: undefined, usage, now: () => at }, { from: '2026-06-01', format: 'csv' });
+  t.equal(usage.taken, 0, 'nothing is read before the text is asked for');
+  const pieces = exported.chunks[Symbol.asyncIterator]();
+  const first = await pieces.next();
+  t.ok(first.done !== true && first.value.length < 40_000, `the first piece is small (${first.value?.length} characters)`);
+  t.ok(usage.taken < 1_000, `only the rows of the first piece were read (${usage.taken} of 20000)`);
+  let lines = (first.value as string).split('\r\n').length - 1;
+  for (let next = await pieces.next(); next.done !== true; next = await pieces.next()) lines += next.value.split('\r\n').length - 1;
+  t.equal(lines, 1 + 20_000, 'the header and every row, in the end');
+  t.equal(usage.taken, 20_000);
 });
