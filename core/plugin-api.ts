@@ -26,6 +26,7 @@ export type { JsonRpcId, JsonRpcResponse, JsonRpcSuccess, JsonRpcFailure, JsonRp
 export type { AnswerHead } from './upstream/shared-heads.js';
 export type { UpstreamBudgets, UpstreamBudget, BudgetTake } from './upstream/upstream-budgets.js';
 export type { KeyChangeListener } from './keys/keys.js';
+export type { PlanLookup } from './keys/plan-book.js';
 export { KeySettingsSectionToken, type KeySettingsSection } from './keys/key-settings.js';
 export { decodeSecretHash, SECRET_SCRYPT_PARAMS, type DecodedSecretHash } from './keys/secret-hash.js';
 export type { FilterStore, StoredFilter, FilterLimits } from './network/filter-store.js';

@@ -49,6 +49,10 @@ t.test('every admin route refuses a request without the admin credential', async
     ['DELETE', '/keys/x'],
     ['GET', '/keys/x/usage'],
     ['GET', '/plans'],
+    ['POST', '/plans', { name: 'gold', dailyCredits: 1, creditsPerSecond: 1 }],
+    ['PATCH', '/plans/gold', { dailyCredits: 2 }],
+    ['DELETE', '/plans/gold'],
+    ['GET', '/usage/export'],
     ['GET', '/upstreams'],
     ['GET', '/nothing-here'],
   ];
@@ -68,6 +72,7 @@ t.test('every admin route refuses a request without the admin credential', async
     }
   }
   t.same(sqlite.store.keys.list(), [], 'nothing was created');
+  t.same(sqlite.store.plans.list(), [], 'no plan either');
 });
 
 t.test('keys: create, use, list, plan, rotate, revoke; only hashes are stored', async (t) => {

@@ -1,8 +1,8 @@
 /**
- * `tollgate keys` and `tollgate usage` work for one gateway, named by its configuration (`--config` or
+ * `tollgate keys`, `tollgate plans` and `tollgate usage` work for one gateway, named by its configuration (`--config` or
  * `TOLLGATE_CONFIG`) or `--demo`, never a guessed one: without them they refuse and create nothing,
  * whatever store flags are given; they say which store and configuration they used; and a managed key
- * never takes an id that the gateway's configuration file gives one of its keys.
+ * (plan) never takes an id (name) that the gateway's configuration file gives one of its keys (plans).
  */
 import t from 'tap';
 import { spawn } from 'node:child_process';
@@ -23,7 +23,7 @@ t.teardown(() => redis.stop());
 
 // The operator's file: one key of its own, `acme`, and the store in Redis.
 const redisConfig = join(dir, 'gateway.yaml');
-await writeFile(redisConfig, `keys:\n  - { id: acme, key: acme-config-key-0001, plan: growth }\nnetworks:\n  - name: eth\n    families: [evm]\n    upstreams:\n      - url: http://127.0.0.1:1\nplugins:\n  ledger-redis:\n    url: ${redis.url}\n`);
+await writeFile(redisConfig, `plans:\n  metered: { dailyCredits: 1000, creditsPerSecond: 100, failover: false }\nkeys:\n  - { id: acme, key: acme-config-key-0001, plan: growth }\nnetworks:\n  - name: eth\n    families: [evm]\n    upstreams:\n      - url: http://127.0.0.1:1\nplugins:\n  ledger-redis:\n    url: ${redis.url}\n`);
 // The same keys with the store left to the default (SQLite at .data/tollgate.db, relative to where it runs).
 const plainConfig = join(dir, 'plain.yaml');
 await writeFile(plainConfig, 'keys:\n  - { id: acme, key: acme-config-key-0001, plan: growth }\nnetworks:\n  - name: eth\n    families: [evm]\n    upstreams:\n      - url: http://127.0.0.1:1\n');
@@ -72,7 +72,11 @@ t.test('store flags or variables alone do not say which gateway: refused, in eve
     [[], { TOLLGATE_DATA_DIR: dir }, /TOLLGATE_DATA_DIR says where the store is/],
   ];
   for (const [flags, env, why] of cases) {
-    for (const args of [['keys', 'create', '--plan', 'growth', '--id', 'acme'], ['keys', 'list'], ['usage', 'acme']]) {
+    const commands = [
+      ['keys', 'create', '--plan', 'growth', '--id', 'acme'], ['keys', 'list'], ['usage', 'acme'],
+      ['plans', 'list'], ['plans', 'create', 'scale', '--daily-credits', '10', '--credits-per-second', '10'], ['usage', 'export', '--from', '2026-11-01'],
+    ];
+    for (const args of commands) {
       const result = await command([...args, ...flags], env);
       const what = `${args.join(' ')} ${flags.join(' ')} ${Object.keys(env).join(' ')}`;
       t.equal(result.code, 2, `${what}: refused`);
@@ -106,6 +110,28 @@ t.test("a managed key never takes an id of the gateway's file: --config, TOLLGAT
   const revoke = await command(['keys', 'revoke', 'acme', '--config', redisConfig]);
   t.equal(revoke.code, 1);
   t.match(revoke.stderr, /comes from the config file/);
+});
+
+t.test("a managed plan never takes a plan name of the gateway's file or the defaults, whatever the flags", async (t) => {
+  const combinations: Array<[string, string[], Record<string, string>]> = [
+    ['--config', ['--config', redisConfig], {}],
+    ['--config and --redis', ['--config', redisConfig, '--redis', redis.url], {}],
+    ['TOLLGATE_CONFIG and TOLLGATE_REDIS_URL', [], { TOLLGATE_CONFIG: redisConfig, TOLLGATE_REDIS_URL: redis.url }],
+  ];
+  for (const [what, flags, env] of combinations) {
+    for (const name of ['growth', 'metered']) {
+      const refused = await command(['plans', 'create', name, '--daily-credits', '10', '--credits-per-second', '10', ...flags], env);
+      t.equal(refused.code, 1, `${what}: ${name} refused`);
+      t.match(refused.stderr, `plan "${name}" comes from the config file (or the default plans)`, what);
+      t.match(refused.stderr, `store: Redis at 127.0.0.1:${redis.port}; config: ${redisConfig}`, `${what}: names the store and the configuration`);
+    }
+  }
+  const created = await command(['plans', 'create', 'scale', '--daily-credits', '10', '--credits-per-second', '10', '--json'], { TOLLGATE_CONFIG: redisConfig });
+  t.equal(created.code, 0, created.stderr);
+  const listed = await command(['plans', 'list', '--config', redisConfig, '--json']);
+  const plans = (JSON.parse(listed.stdout) as { plans: Array<{ name: string; source: string }> }).plans;
+  t.same(plans.filter((p) => p.name === 'metered' || p.name === 'scale').map((p) => [p.name, p.source]), [['metered', 'config'], ['scale', 'store']]);
+  t.equal((await command(['plans', 'delete', 'scale', '--config', redisConfig])).code, 0);
 });
 
 t.test('--demo works on the demo store; with a configuration it is refused', async (t) => {

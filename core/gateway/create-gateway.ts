@@ -26,6 +26,8 @@ import type { StageDefinition, StageDependencies } from '../pipeline/stage.js';
 import { createJsonRpcEngine, type JsonRpcInput, type JsonRpcOutput } from '../jsonrpc/json-rpc-engine.js';
 import type { ContextInit, GatewayRuntime, KeyCheck } from '../plugin/runtime.js';
 import { createKeyCheck } from '../keys/key-check.js';
+import { PlanBook } from '../keys/plan-book.js';
+import { PlanRegistryToken } from '../keys/plan-registry.js';
 import { encodeError } from '../jsonrpc/encode.js';
 import { MemoryUsageRecorder, type CallObserver, type UsageRecorder } from '../usage/usage.js';
 import { Errors } from '../errors/catalog.js';
@@ -229,9 +231,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   let eventRefund: ReturnType<typeof createEventRefund> | undefined;
   const refundEvents: ReturnType<typeof createEventRefund> = (charge, events) =>
     (eventRefund ??= createEventRefund(container.resolve(Tokens.CreditLedger), recordUsage, logger))(charge, events);
+  // The config's plans and the managed ones, in memory: a key's plan never costs a store round trip.
+  const plans = new PlanBook(() => config, logger);
   // Key stores may be opened by plugins in start: build the check on first use.
   let keyCheck: KeyCheck | undefined;
-  const checkKey: KeyCheck = (credentials) => (keyCheck ??= createKeyCheck(container.resolve(Tokens.KeyStore), config))(credentials);
+  const checkKey: KeyCheck = (credentials) => (keyCheck ??= createKeyCheck(container.resolve(Tokens.KeyStore), config, plans.get))(credentials);
   const started = new Started(logger);
   let closing: Promise<void> | undefined;
   const servers = new Set<Server>();
@@ -317,6 +321,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   for (const plugin of plugins) {
     await started.start(`plugin "${plugin.name}"`, () => plugin.start?.(gateway), () => plugin.stop?.(), plugin.name);
   }
+  // Managed plans are read before the first call can need one, and followed until the gateway stops.
+  await started.start('the managed plans', async () => {
+    if (container.isRegistered(PlanRegistryToken, true)) await plans.follow(container.resolve(PlanRegistryToken));
+  }, () => plans.stop());
   // Resolved once the plugins started (stores open in start); the networks' own calls need them too.
   let deps!: StageDependencies;
   await started.start('the gateway\'s services', () => {
@@ -324,6 +332,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       config,
       container,
       keys: container.resolve(Tokens.KeyStore),
+      plans: plans.get,
       ledger: container.resolve(Tokens.CreditLedger),
       limiter: container.resolve(Tokens.RateLimiter),
       selector: container.resolve(Tokens.UpstreamSelector),

@@ -6,6 +6,7 @@ import { isPromise, type MaybePromise } from '../util/maybe-promise.js';
 import { cancelledError } from './cancelled.js';
 import { trackStep } from './pending-step.js';
 import type { GatewayConfig } from '../config/types.js';
+import type { PlanLookup } from '../keys/plan-book.js';
 import type { KeyStore } from '../keys/keys.js';
 import type { CreditLedger } from '../metering/credit-ledger.js';
 import type { RateLimiter } from '../metering/rate-limiter.js';
@@ -36,6 +37,8 @@ export interface StageDependencies {
   readonly container: DependencyContainer;
   /** Key lookup. */
   readonly keys: KeyStore;
+  /** Plan lookup: the config's plans and the managed ones (default: the config's only). */
+  readonly plans?: PlanLookup;
   /** Credit balances. */
   readonly ledger: CreditLedger;
   /** Throughput limits. */

@@ -43,6 +43,16 @@ export interface CliOptions {
   readonly from?: string;
   /** `--to <YYYY-MM-DD>` of `usage`. */
   readonly to?: string;
+  /** `--daily-credits <n>` of `plans create` and `plans update`. */
+  readonly dailyCredits?: number;
+  /** `--credits-per-second <n>` of `plans create` and `plans update`. */
+  readonly creditsPerSecond?: number;
+  /** `--failover <true|false>` of `plans create` and `plans update`. */
+  readonly failover?: boolean;
+  /** `--format <csv|json>` of `usage export` (default csv). */
+  readonly format?: 'csv' | 'json';
+  /** `--output <file>` of `usage export` (default: standard output). */
+  readonly output?: string;
   /** `--demo` of `keys` and `usage`: work on the store of `tollgate demo` (without it they need the gateway's `--config`). */
   readonly demo: boolean;
   /** `--json`: commands print JSON. */
@@ -70,6 +80,11 @@ export const CLI_FLAGS = {
   day: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
+  'daily-credits': { type: 'string' },
+  'credits-per-second': { type: 'string' },
+  failover: { type: 'string' },
+  format: { type: 'string' },
+  output: { type: 'string', short: 'o' },
   demo: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -107,6 +122,18 @@ export function parseCli(argv: readonly string[]): CliOptions {
     workers = values.workers === 'auto' ? 'auto' : Number(values.workers);
     if (workers !== 'auto' && (!Number.isInteger(workers) || workers < 1)) throw new Error(`--workers: "${values.workers}" is not a positive whole number or "auto"`);
   }
+  const number = (flag: string, value: string | undefined): number | undefined => {
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (value.trim() === '' || !Number.isFinite(parsed)) throw new Error(`--${flag}: "${value}" is not a number`);
+    return parsed;
+  };
+  let failover: boolean | undefined;
+  if (values.failover !== undefined) {
+    if (values.failover !== 'true' && values.failover !== 'false') throw new Error(`--failover: "${values.failover}" is not true or false`);
+    failover = values.failover === 'true';
+  }
+  if (values.format !== undefined && values.format !== 'csv' && values.format !== 'json') throw new Error(`--format: "${values.format}" is not csv or json`);
   let command: CliCommand | undefined;
   if (positionals.length > 0) {
     const [name, ...args] = positionals;
@@ -130,6 +157,11 @@ export function parseCli(argv: readonly string[]): CliOptions {
     day: values.day,
     from: values.from,
     to: values.to,
+    dailyCredits: number('daily-credits', values['daily-credits']),
+    creditsPerSecond: number('credits-per-second', values['credits-per-second']),
+    failover,
+    format: values.format,
+    output: values.output,
     demo: values.demo === true,
     json: values.json === true,
     help: values.help === true,

@@ -39,9 +39,15 @@ export const CLI_COMMANDS: readonly CliCommandSpec[] = [
     run: async (cli) => (await import('./store-commands.js')).runStoreCommand(cli),
   },
   {
+    name: 'plans',
+    synopsis: ['plans list | plans delete <name>', 'plans create <name> --daily-credits <n> --credits-per-second <n> [--failover true|false]', 'plans update <name> [--daily-credits <n>] [--credits-per-second <n>] [--failover true|false]'],
+    summary: 'manages plans beside the configuration file\'s, in the store the gateway uses (also while it runs)',
+    run: async (cli) => (await import('./store-commands.js')).runStoreCommand(cli),
+  },
+  {
     name: 'usage',
-    synopsis: ['usage <id> [--day YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD]'],
-    summary: "prints a key's calls and credits per day and method",
+    synopsis: ['usage <id> [--day YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD]', 'usage export --from YYYY-MM-DD [--to YYYY-MM-DD] [--format csv|json] [--output <file>]'],
+    summary: "prints a key's calls and credits per day and method; export: every key's, per day, network and method (billing)",
     run: async (cli) => (await import('./store-commands.js')).runStoreCommand(cli),
   },
   {

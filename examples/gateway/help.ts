@@ -11,11 +11,13 @@ ${commands.join('\n')}
 Commands:
 ${summaries.join('\n')}
 
-The gateway keeps keys, balances and usage in SQLite (.data/tollgate.db), so they survive restarts;
---redis shares them between several instances. The keys and usage commands work on the same store
-(also while the gateway runs) and exit; they need the gateway's configuration (--config or
-TOLLGATE_CONFIG, as start) or --demo, and print the store they used. A new or rotated key's API key
-and secret are printed once; only their hashes are stored.
+The gateway keeps keys, managed plans, balances and usage in SQLite (.data/tollgate.db), so they
+survive restarts; --redis shares them between several instances. The keys, plans and usage commands
+work on the same store (also while the gateway runs) and exit; they need the gateway's configuration
+(--config or TOLLGATE_CONFIG, as start) or --demo, and print the store they used. A new or rotated
+key's API key and secret are printed once; only their hashes are stored. Plans of the configuration
+file cannot be managed; running gateways apply a plan change from the next call (SQLite: within a
+second).
 
 Options:
   -c, --config <file>     JSON or YAML configuration file; \${VAR} reads the environment (env TOLLGATE_CONFIG)
@@ -35,7 +37,14 @@ Options:
       --day <day>         usage: one UTC day (default today)
       --from <day>        usage: first day of a range
       --to <day>          usage: last day of a range
-      --demo              keys, usage: the store of tollgate demo (instead of --config)
+      --daily-credits <n> plans create, update: credits a key may spend per UTC day
+      --credits-per-second <n>
+                          plans create, update: sustained throughput
+      --failover <true|false>
+                          plans create, update: whether calls may fail over to a partner (default false)
+      --format <csv|json> usage export: the format (default csv)
+  -o, --output <file>     usage export: write to this file (default: standard output)
+      --demo              keys, plans, usage: the store of tollgate demo (instead of --config)
       --json              commands print JSON
   -h, --help              show this help
   -v, --version           print the version

@@ -1,11 +1,14 @@
+import type { Writable } from 'node:stream';
 import type { GatewayConfig } from 'tollgate';
-import type { KeyRegistry, CreditLedger, UsageRecorder } from 'tollgate/store';
-import { KeyManager, KeyManagerError, type DayUsage, type IssuedKey, type KeyView } from 'tollgate/plugins/admin';
+import type { KeyRegistry, CreditLedger, PlanRegistry, UsageRecorder } from 'tollgate/store';
+import { KeyManager, KeyManagerError, PlanManager, type DayUsage, type IssuedKey, type KeyView } from 'tollgate/plugins/admin';
 import { SECURITY_SECTION } from 'tollgate/plugins/security';
 import type { CliOptions } from './cli.js';
 import { loadCliConfig, reportLoadFailure } from './cli-config.js';
 import { storeKind } from './store-flags.js';
 import { describeTarget, sqliteStoreProblem, storeTarget } from './store-target.js';
+import { plansUsageProblem, runPlans } from './plan-commands.js';
+import { exportUsageProblem, runUsageExport } from './usage-export-command.js';
 
 /** Where the command's output goes (stdout and stderr by default). */
 export interface CommandOutput {
@@ -13,15 +16,19 @@ export interface CommandOutput {
   out(text: string): void;
   /** Errors. */
   err(text: string): void;
+  /** Where a long output (a usage export) is streamed. */
+  readonly stream?: Writable;
 }
 
 const stdio: CommandOutput = {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
+  stream: process.stdout,
 };
 
 interface OpenStore {
   readonly registry: KeyRegistry;
+  readonly plans: PlanRegistry;
   readonly ledger: CreditLedger;
   readonly usage: UsageRecorder;
   close(): Promise<void> | void;
@@ -33,11 +40,11 @@ async function openStore(config: GatewayConfig): Promise<OpenStore> {
     const { createRedisStore, LEDGER_REDIS_PLUGIN } = await import('tollgate/plugins/ledger-redis');
     const store = createRedisStore(config.plugins[LEDGER_REDIS_PLUGIN]);
     await store.open();
-    return { registry: store.keys, ledger: store.ledger, usage: store.usage, close: () => store.close() };
+    return { registry: store.keys, plans: store.plans, ledger: store.ledger, usage: store.usage, close: () => store.close() };
   }
   const { openSqliteStore, resolveSqliteSettings, LEDGER_SQLITE_PLUGIN } = await import('tollgate/plugins/ledger-sqlite');
   const store = openSqliteStore(resolveSqliteSettings([config.plugins[LEDGER_SQLITE_PLUGIN]]));
-  return { registry: store.keys, ledger: store.ledger, usage: store.usage, close: () => store.close() };
+  return { registry: store.keys, plans: store.plans, ledger: store.ledger, usage: store.usage, close: () => store.close() };
 }
 
 function describeKey(key: KeyView): string {
@@ -70,9 +77,9 @@ function describeUsage(id: string, days: readonly DayUsage[]): string {
 }
 
 /**
- * Runs `keys ...` or `usage ...` against the store the config selects (the same one the gateway uses),
- * prints the outcome and resolves with the exit code: 0 done, 1 refused (unknown key, bad plan...), 2
- * bad usage.
+ * Runs `keys ...`, `plans ...` or `usage ...` against the store the config selects (the same one the
+ * gateway uses), prints the outcome and resolves with the exit code: 0 done, 1 refused (unknown key, bad
+ * plan...), 2 bad usage.
  */
 export async function runCommand(cli: CliOptions, config: GatewayConfig, io: CommandOutput = stdio): Promise<number> {
   const command = cli.command!;
@@ -96,7 +103,10 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
   if (command.name === 'keys' && verb === 'create' && cli.plan === undefined) return usage('keys create: --plan <plan> is required');
   if (command.name === 'keys' && (verb === 'rotate' || verb === 'revoke') && rest.length !== 1) return usage(`keys ${verb}: expected one key id`);
   if (command.name === 'keys' && verb === 'plan' && rest.length !== 2) return usage('keys plan: expected <id> <plan>');
-  if (command.name === 'usage' && command.args.length !== 1) return usage('usage: expected one key id');
+  const exporting = command.name === 'usage' && command.args[0] === 'export';
+  const problem = command.name === 'plans' ? plansUsageProblem(cli) : exporting ? exportUsageProblem(cli) : undefined;
+  if (problem !== undefined) return usage(problem);
+  if (command.name === 'usage' && command.args.length !== 1) return usage('usage: expected one key id, or export');
 
   let store: OpenStore;
   try {
@@ -105,10 +115,15 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
     io.err(`cannot open the store: ${(error as Error).message}\n`);
     return 1;
   }
-  const manager = new KeyManager({ config, registry: store.registry, ledger: store.ledger, usage: store.usage, now: () => Date.now(), sections: [SECURITY_SECTION] });
+  const manager = new KeyManager({ config, registry: store.registry, plans: store.plans, ledger: store.ledger, usage: store.usage, now: () => Date.now(), sections: [SECURITY_SECTION] });
   const print = (value: unknown, text: string): void => io.out(cli.json ? `${JSON.stringify(value, null, 2)}\n` : text);
   try {
-    if (command.name === 'usage') {
+    if (command.name === 'plans') {
+      await runPlans(cli, new PlanManager({ config, plans: store.plans, keys: store.registry, now: () => Date.now() }), { print });
+    } else if (exporting) {
+      const written = await runUsageExport(cli, { config, registry: store.registry, usage: store.usage, now: () => Date.now() }, io.stream);
+      io.err(`${written}\n`);
+    } else if (command.name === 'usage') {
       const id = command.args[0]!;
       const range = cli.day !== undefined ? { from: cli.day, to: cli.day } : { from: cli.from, to: cli.to };
       const days = await manager.usage(id, range);
@@ -150,7 +165,7 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
 }
 
 /**
- * `tollgate keys ...` and `tollgate usage ...`: decides which gateway they work for (its `--config` or
+ * `tollgate keys ...`, `tollgate plans ...` and `tollgate usage ...`: decides which gateway they work for (its `--config` or
  * `TOLLGATE_CONFIG`, or `--demo`; never a guess), loads its configuration as the gateway would, prints
  * the store and configuration used (on stderr, so that `--json` output stays clean), then runs.
  */

@@ -1,10 +1,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { KeyRegistryToken } from '../../core/store-api.js';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { KeyRegistryToken, PlanRegistryToken, type KeyRegistry, type PlanRegistry } from '../../core/store-api.js';
 import { KeySettingsSectionToken, Tokens } from '../../core/plugin-api.js';
 import { continueBody, refuseBody, type GatewayRuntime, type Transport } from '../../core/transport-api.js';
 import { type UpstreamStatus } from '../../core/upstream-api.js';
 import { KeyManager, KeyManagerError } from './key-manager.js';
+import { PlanManager, type PlanInput, type PlanView } from './plan-manager.js';
+import { usageExport, type UsageExport } from './usage-export.js';
 import type { ResolvedAdminSettings } from './settings.js';
 import type { TrafficRecorder } from './traffic-recorder.js';
 import { DASHBOARD_HEADER, type DashboardSessions } from './dashboard-sessions.js';
@@ -95,6 +99,23 @@ function optionalString(body: Record<string, unknown>, name: string): string | u
   return value;
 }
 
+/** The plan fields of a body (their types are checked by the plan manager, with every problem at once). */
+function planInput(body: Record<string, unknown>): PlanInput {
+  return {
+    ...(body.dailyCredits === undefined ? {} : { dailyCredits: body.dailyCredits as number }),
+    ...(body.creditsPerSecond === undefined ? {} : { creditsPerSecond: body.creditsPerSecond as number }),
+    ...(body.failover === undefined ? {} : { failover: body.failover as boolean }),
+  };
+}
+
+/** Plans by name, as `GET /plans` answers them. */
+function plansByName(plans: readonly PlanView[]): Record<string, Omit<PlanView, 'name'>> {
+  return Object.fromEntries(plans.map(({ name, ...plan }) => [name, plan]));
+}
+
+/** What a route answers: a JSON body, or a usage export streamed as it is read. */
+type AdminAnswer = { status: number; body: unknown } | { status: 200; export: UsageExport };
+
 function optionalObject(body: Record<string, unknown>, name: string): Record<string, unknown> | undefined {
   const value = body[name];
   if (value === undefined) return undefined;
@@ -104,8 +125,9 @@ function optionalObject(body: Record<string, unknown>, name: string): Record<str
 
 /**
  * The admin HTTP API under a path prefix (default `/admin/v1`), for operators: keys (create, list,
- * rotate, revoke, plan, settings sections such as `security`), usage per key, day and method, plans,
- * and upstream status. Every request needs
+ * rotate, revoke, plan, settings sections such as `security`), usage per key, day and method, plans
+ * (the config's, and managed ones: create, change, delete), a usage export of every key for a range of
+ * days (CSV or JSON, streamed), and upstream status. Every request needs
  * `Authorization: Bearer <token>`, compared in constant time; without it the answer is 401 and nothing
  * else is revealed. Answers are JSON and never cached.
  */
@@ -134,7 +156,7 @@ export class AdminTransport implements Transport {
     if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return false;
     const path = url.pathname.slice(prefix.length).replace(/\/$/, '') || '/';
     this.#handle(req, res, path, url.searchParams, gateway).then(
-      ({ status, body }) => this.#send(res, status, body),
+      (answer) => ('export' in answer ? this.#stream(res, answer.export, gateway) : this.#send(res, answer.status, answer.body)),
       (error: unknown) => {
         if (error instanceof AdminError && error.status === 413) {
           return refuseBody(req, res, 413, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }, JSON.stringify({ error: { code: error.code, message: error.message } }));
@@ -160,7 +182,7 @@ export class AdminTransport implements Transport {
     return match === null && req.headers[DASHBOARD_HEADER] === '1' && this.#sessions?.valid(req) === true;
   }
 
-  async #handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, gateway: GatewayRuntime): Promise<{ status: number; body: unknown }> {
+  async #handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, gateway: GatewayRuntime): Promise<AdminAnswer> {
     if (!this.#authorized(req)) {
       req.resume();
       throw new AdminError(401, 'unauthorized', 'send the admin token: Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="tollgate-admin"' });
@@ -183,8 +205,34 @@ export class AdminTransport implements Transport {
       return reloadConfig(gateway);
     }
     if (first === 'plans' && id === undefined) {
+      allow('GET', 'POST');
+      const plans = this.#planManager(gateway);
+      if (method === 'GET') return { status: 200, body: { plans: plansByName(await plans.list()) } };
+      const body = await readJson(req, res, this.#settings.maxBodyBytes);
+      const name = optionalString(body, 'name');
+      if (name === undefined) throw new AdminError(400, 'bad_request', 'name: is required');
+      return { status: 201, body: { plan: await plans.create(name, planInput(body)) } };
+    }
+    if (first === 'plans' && id !== undefined && action === undefined) {
+      allow('GET', 'PATCH', 'DELETE');
+      const plans = this.#planManager(gateway);
+      if (method === 'GET') return { status: 200, body: { plan: await plans.get(id) } };
+      if (method === 'DELETE') return { status: 200, body: { plan: await plans.delete(id) } };
+      const body = await readJson(req, res, this.#settings.maxBodyBytes);
+      return { status: 200, body: { plan: await plans.update(id, planInput(body)) } };
+    }
+    if (first === 'usage' && id === 'export' && action === undefined) {
       allow('GET');
-      return { status: 200, body: { plans: gateway.config.plans } };
+      const exported = await usageExport(
+        {
+          config: gateway.config,
+          registry: this.#registry(gateway),
+          usage: gateway.container.resolve(Tokens.UsageRecorder),
+          now: () => gateway.clock.now(),
+        },
+        { from: query.get('from') ?? undefined, to: query.get('to') ?? undefined, format: query.get('format') ?? undefined },
+      );
+      return { status: 200, export: exported };
     }
     if (first === 'keys' && id === undefined) {
       allow('GET', 'POST');
@@ -237,10 +285,44 @@ export class AdminTransport implements Transport {
     throw new AdminError(404, 'not_found', `no admin route ${method} ${this.#settings.prefix}${path}`);
   }
 
+  #registry(gateway: GatewayRuntime): KeyRegistry | undefined {
+    return gateway.container.isRegistered(KeyRegistryToken, true) ? gateway.container.resolve(KeyRegistryToken) : undefined;
+  }
+
+  #plans(gateway: GatewayRuntime): PlanRegistry | undefined {
+    return gateway.container.isRegistered(PlanRegistryToken, true) ? gateway.container.resolve(PlanRegistryToken) : undefined;
+  }
+
+  /** Built per request: the config's plans are the current ones (after a reload too). */
+  #planManager(gateway: GatewayRuntime): PlanManager {
+    return new PlanManager({ config: gateway.config, plans: this.#plans(gateway), keys: this.#registry(gateway), now: () => gateway.clock.now() });
+  }
+
+  /**
+   * Streams a usage export as the client reads it (backpressure: the store is read no faster than the
+   * client takes the text). A failure once the answer started can only cut it short: it is logged and
+   * the connection closed, so the client sees an incomplete answer, never a complete-looking one.
+   */
+  #stream(res: ServerResponse, exported: UsageExport, gateway: GatewayRuntime): void {
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(200, {
+      'content-type': exported.contentType,
+      'content-disposition': `attachment; filename="${exported.fileName}"`,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    });
+    pipeline(Readable.from(exported.chunks), res).catch((error: unknown) => {
+      // A client that went away is no failure of the export.
+      if ((error as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') gateway.logger.error({ err: error }, 'usage export failed');
+      res.destroy();
+    });
+  }
+
   #keyManager(gateway: GatewayRuntime): KeyManager {
     this.#manager ??= new KeyManager({
       config: gateway.config,
-      registry: gateway.container.isRegistered(KeyRegistryToken, true) ? gateway.container.resolve(KeyRegistryToken) : undefined,
+      registry: this.#registry(gateway),
+      plans: this.#plans(gateway),
       ledger: gateway.container.resolve(Tokens.CreditLedger),
       usage: gateway.container.resolve(Tokens.UsageRecorder),
       now: () => gateway.clock.now(),

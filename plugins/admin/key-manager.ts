@@ -5,6 +5,7 @@ import {
   utcDay,
   type CreditLedger,
   type KeyRegistry,
+  type PlanRegistry,
   type StoredKey,
   type UsageRecorder,
   type UsageTotals,
@@ -15,6 +16,10 @@ import {
   type KeySettingsSection,
 } from '../../core/plugin-api.js';
 import type { KeyTraffic, TrafficRecorder } from './traffic-recorder.js';
+import { PlanManager } from './plan-manager.js';
+import { KeyManagerError } from './manager-error.js';
+
+export { KeyManagerError } from './manager-error.js';
 
 /** A key as operators see it: never the API key, its secret, or their hashes. */
 export interface KeyView {
@@ -76,26 +81,14 @@ export interface KeyBalance {
   readonly resetsAt: string;
 }
 
-/** A refusal of a key operation, with the HTTP status the admin API answers with. */
-export class KeyManagerError extends Error {
-  /** `bad_request`, `not_found`, `conflict`, `read_only` or `unavailable`. */
-  readonly code: 'bad_request' | 'not_found' | 'conflict' | 'read_only' | 'unavailable';
-  /** The HTTP status. */
-  readonly status: number;
-  constructor(code: KeyManagerError['code'], message: string) {
-    super(message);
-    this.name = 'KeyManagerError';
-    this.code = code;
-    this.status = { bad_request: 400, not_found: 404, conflict: 409, read_only: 409, unavailable: 503 }[code];
-  }
-}
-
 /** What a {@link KeyManager} works with. */
 export interface KeyManagerDeps {
   /** The resolved config: its plans, and its keys (listed, read-only). */
   readonly config: GatewayConfig;
   /** Where managed keys live; without one, only the config's keys are listed. */
   readonly registry: KeyRegistry | undefined;
+  /** Where managed plans live, which keys may be put on besides the config's plans. */
+  readonly plans?: PlanRegistry | undefined;
   /** Balances. */
   readonly ledger: CreditLedger;
   /** Usage. */
@@ -126,9 +119,11 @@ function iso(ms: number | undefined): string | undefined {
  */
 export class KeyManager {
   readonly #deps: KeyManagerDeps;
+  readonly #plans: PlanManager;
 
   constructor(deps: KeyManagerDeps) {
     this.#deps = deps;
+    this.#plans = new PlanManager({ config: deps.config, plans: deps.plans, keys: deps.registry, now: deps.now });
   }
 
   /** Every key: the config's, then the managed ones, by id. */
@@ -155,7 +150,7 @@ export class KeyManager {
    */
   async create(input: { plan: string; id?: string; label?: string; settings?: Record<string, unknown> }): Promise<IssuedKey> {
     const registry = this.#registry();
-    this.#checkPlan(input.plan);
+    await this.#checkPlan(input.plan);
     this.#checkSettings(input.settings);
     const id = input.id ?? `key_${randomBytes(6).toString('hex')}`;
     if (!KEY_ID_PATTERN.test(id)) throw new KeyManagerError('bad_request', `id: must match ${KEY_ID_PATTERN} (got "${id}")`);
@@ -201,7 +196,7 @@ export class KeyManager {
    */
   async update(id: string, changes: { plan?: string; label?: string; settings?: Record<string, unknown> }): Promise<KeyView> {
     await this.#managed(id);
-    if (changes.plan !== undefined) this.#checkPlan(changes.plan);
+    if (changes.plan !== undefined) await this.#checkPlan(changes.plan);
     this.#checkSettings(changes.settings);
     const updated = await this.#store(() => this.#registry().update(id, changes, this.#deps.now()));
     if (updated === undefined) throw new KeyManagerError('not_found', `no key "${id}"`);
@@ -238,7 +233,7 @@ export class KeyManager {
   /** Today's balance of a key on its plan. */
   async balance(id: string): Promise<KeyBalance> {
     const key = await this.get(id);
-    const dailyCredits = this.#deps.config.plans[key.plan]?.dailyCredits ?? 0;
+    const dailyCredits = await this.#plans.dailyCredits(key.plan);
     const balance = await this.#store(async () => this.#deps.ledger.balance(id, dailyCredits, new Date(this.#deps.now())));
     return { day: balance.day, dailyCredits, used: balance.used, remaining: balance.remaining, resetsAt: balance.resetsAt.toISOString() };
   }
@@ -345,9 +340,10 @@ export class KeyManager {
     return this.#deps.registry;
   }
 
-  #checkPlan(plan: string): void {
-    if (typeof plan !== 'string' || this.#deps.config.plans[plan] === undefined) {
-      throw new KeyManagerError('bad_request', `plan: unknown plan "${String(plan)}" (known: ${Object.keys(this.#deps.config.plans).join(', ')})`);
+  async #checkPlan(plan: string): Promise<void> {
+    if (typeof plan !== 'string' || !(await this.#plans.exists(plan))) {
+      const known = (await this.#plans.list()).map((p) => p.name);
+      throw new KeyManagerError('bad_request', `plan: unknown plan "${String(plan)}" (known: ${known.join(', ')})`);
     }
   }
 

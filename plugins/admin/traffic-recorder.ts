@@ -27,7 +27,8 @@ const KEEP_DAYS = 92;
 
 /**
  * Counts every call by key, UTC day, network and outcome, in this process's memory, for the dashboard's
- * "per network" and "errors by status" charts (the store's usage has methods, not networks or statuses).
+ * "per network" and "errors by status" charts (the store's usage has no statuses, and the per-key usage
+ * the page reads is per method).
  * Credits count as usage counts them: only debits that stood. Days older than 92 are dropped.
  */
 export class TrafficRecorder implements CallObserver {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { ioredis } from './peers.js';
 import { Errors, GatewayError } from '../../core/plugin-api.js';
-import { CLAIM_HASH, DEBIT, INSERT, RELEASE_HASH, REFUND, SETTLE, TAKE, TAKE_DEBIT, TAKE_DEBIT_BATCH, UPDATE, USAGE } from './scripts.js';
+import { CLAIM_HASH, DEBIT, INSERT, RELEASE_HASH, REFUND, REPLACE_PLAN, SETTLE, TAKE, TAKE_DEBIT, TAKE_DEBIT_BATCH, UPDATE, USAGE } from './scripts.js';
 import { RedisKeyNames } from './key-names.js';
 import { storeAddress, type ResolvedRedisSettings } from './settings.js';
 import { checkTopology, createRedisClient, seedIsPlainRedis, topologyOf, type AnyRedis, type RedisTopology } from './client.js';
@@ -30,6 +30,8 @@ export interface ScriptCommands {
   tgClaimHash(hashEntry: string, id: string, staleId: string): Promise<number>;
   /** `RELEASE_HASH` */
   tgReleaseHash(hashEntry: string, id: string): Promise<number>;
+  /** `REPLACE_PLAN` */
+  tgReplacePlan(plans: string, name: string, read: string, value: string): Promise<number>;
 }
 
 /** An ioredis client (one Redis or a Cluster) with the store's scripts. */
@@ -105,6 +107,7 @@ export class RedisConnection {
       ['tgUpdate', 1, UPDATE],
       ['tgClaimHash', 1, CLAIM_HASH],
       ['tgReleaseHash', 1, RELEASE_HASH],
+      ['tgReplacePlan', 1, REPLACE_PLAN],
     ];
     for (const [name, numberOfKeys, lua] of scripts) this.client.defineCommand(name, { numberOfKeys, lua });
     // ioredis reports connection errors here; without a listener it prints them itself.

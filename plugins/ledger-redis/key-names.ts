@@ -10,8 +10,9 @@ export function hashTag(value: string): string {
 /**
  * The names of the store's Redis keys. Everything of one API key (its record, balances, throughput
  * bucket, usage, and the markers of its writes) shares the hash tag of the key's id, so each script
- * touches one hash slot of a Redis Cluster. Two names stand apart, each in a slot of its own: the entry
- * from an API key's hash to its id (looked up by hash, before the id is known) and the set of every id.
+ * touches one hash slot of a Redis Cluster. Three names stand apart, each in a slot of its own: the entry
+ * from an API key's hash to its id (looked up by hash, before the id is known), the set of every id, and
+ * the hash of the managed plans.
  */
 export class RedisKeyNames {
   /** The prefix of every name (`prefix` setting). */
@@ -31,9 +32,27 @@ export class RedisKeyNames {
     return `${this.prefix}rate:${hashTag(bucket)}`;
   }
 
-  /** A key's usage hash on a UTC day: `<prefix>use:<day>:{<key id>}`. */
+  /** A key's usage hash on a UTC day, by network and method: `<prefix>usage:<day>:{<key id>}`. */
   usage(day: string, keyId: string): string {
+    return `${this.prefix}usage:${day}:${hashTag(keyId)}`;
+  }
+
+  /**
+   * A key's usage hash on a UTC day as earlier versions wrote it, by method only:
+   * `<prefix>use:<day>:{<key id>}`. Read (as network '') until it expires; never written.
+   */
+  usageByMethod(day: string, keyId: string): string {
     return `${this.prefix}use:${day}:${hashTag(keyId)}`;
+  }
+
+  /** The hash of the plans operators manage, field by plan name: `<prefix>plans`. */
+  get plans(): string {
+    return `${this.prefix}plans`;
+  }
+
+  /** The pub/sub channel on which plan changes are announced: `<prefix>plans:changed`. */
+  get planChanges(): string {
+    return `${this.prefix}plans:changed`;
   }
 
   /** The marker of one write (a debit, refund, settlement or usage batch): `<prefix>once:{<key id>}:<write id>`. */

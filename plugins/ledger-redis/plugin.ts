@@ -1,4 +1,4 @@
-import { KeyRegistryToken, LayeredKeyStore } from '../../core/store-api.js';
+import { KeyRegistryToken, LayeredKeyStore, PlanRegistryToken } from '../../core/store-api.js';
 import { PluginError, Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
 import { LEDGER_REDIS_PLUGIN, resolveRedisSettings, type RedisLedgerSettings } from './settings.js';
 import { createRedisStore, type RedisStore } from './redis-store.js';
@@ -21,7 +21,7 @@ export interface RedisLedgerPlugin extends TollgatePlugin {
  * The Redis store, for several gateway instances behind a load balancer: keys, daily balances,
  * throughput buckets and usage shared through one Redis with atomic Lua scripts. It registers the
  * `Tokens.CreditLedger`, `Tokens.RateLimiter`, `Tokens.UsageRecorder`, `Tokens.FilterStore`,
- * {@link KeyRegistryToken} and a `Tokens.KeyStore` that looks a key up in the config's keys first,
+ * {@link KeyRegistryToken}, {@link PlanRegistryToken} and a `Tokens.KeyStore` that looks a key up in the config's keys first,
  * then in Redis. The gateway does not start until Redis answers (`connectTimeoutMs`); afterwards the
  * connection comes back by itself, and `whenUnavailable` decides what happens meanwhile.
  *
@@ -48,6 +48,7 @@ export function ledgerRedis(options: RedisLedgerSettings = {}): RedisLedgerPlugi
       const configKeys = container.resolve(Tokens.KeyStore);
       container.register(Tokens.KeyStore, { useValue: new LayeredKeyStore(configKeys, store.keys) });
       container.register(KeyRegistryToken, { useValue: store.keys });
+      container.register(PlanRegistryToken, { useValue: store.plans });
       container.register(Tokens.CreditLedger, { useValue: store.ledger });
       container.register(Tokens.RateLimiter, { useValue: store.limiter });
       container.register(Tokens.UsageRecorder, { useValue: store.usage });

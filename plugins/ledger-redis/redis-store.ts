@@ -4,9 +4,10 @@ import { resolveRedisSettings, type RedisLedgerSettings, type ResolvedRedisSetti
 import { RedisCreditLedger } from './redis-credit-ledger.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
 import { RedisKeyRegistry } from './redis-key-registry.js';
+import { RedisPlanRegistry } from './redis-plan-registry.js';
 import { RedisUsageRecorder } from './redis-usage-recorder.js';
 
-/** Keys, balances, throughput buckets and usage in one Redis, shared by every gateway instance. */
+/** Keys, plans, balances, throughput buckets and usage in one Redis, shared by every gateway instance. */
 export interface RedisStore {
   /** The settings it was created with. */
   readonly settings: ResolvedRedisSettings;
@@ -18,10 +19,12 @@ export interface RedisStore {
   readonly limiter: RedisRateLimiter;
   /** API keys (hashed). */
   readonly keys: RedisKeyRegistry;
+  /** Plans operators manage. */
+  readonly plans: RedisPlanRegistry;
   /** Usage per key, day and method. */
   readonly usage: RedisUsageRecorder;
   /**
-   * Connects and subscribes to key changes.
+   * Connects and subscribes to key and plan changes.
    *
    * @throws Error when Redis cannot be reached within `connectTimeoutMs`.
    */
@@ -46,6 +49,7 @@ export function createRedisStore(settings: RedisLedgerSettings | ResolvedRedisSe
   const resolved = resolveRedisSettings([settings as Readonly<Record<string, unknown>>]);
   const connection = new RedisConnection(resolved, logger);
   const keys = new RedisKeyRegistry(connection);
+  const plans = new RedisPlanRegistry(connection);
   const ledger = new RedisCreditLedger(connection);
   let closing: Promise<void> | undefined;
   return {
@@ -54,12 +58,15 @@ export function createRedisStore(settings: RedisLedgerSettings | ResolvedRedisSe
     ledger,
     limiter: new RedisRateLimiter(connection, ledger),
     keys,
+    plans,
     usage: new RedisUsageRecorder(connection),
     async open() {
       await connection.connect();
       try {
         await keys.start();
+        await plans.start();
       } catch (error) {
+        await keys.stop();
         await connection.close();
         throw error;
       }
@@ -74,6 +81,7 @@ export function createRedisStore(settings: RedisLedgerSettings | ResolvedRedisSe
         }
         await connection.catchUp();
         await keys.stop();
+        await plans.stop();
         await connection.close();
       })();
       return closing;

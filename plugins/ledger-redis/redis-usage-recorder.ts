@@ -1,4 +1,4 @@
-import { UtcDayCache, newDebitId, type UsageEvent, type UsageRecorder, type UsageTotals } from '../../core/store-api.js';
+import { UtcDayCache, daysBetween, newDebitId, type UsageEvent, type UsageRecorder, type UsageRow, type UsageTotals } from '../../core/store-api.js';
 import type { RedisConnection } from './connection.js';
 import { PendingWrites } from './pending-writes.js';
 
@@ -15,6 +15,7 @@ interface Pending extends UsageTotals {
   cacheMisses: number;
   readonly keyId: string;
   readonly day: string;
+  readonly network: string;
   readonly method: string;
   /** The latest event's time: the hash expires `retainDays` after its day ends, by the gateway's clock. */
   at: number;
@@ -29,10 +30,12 @@ interface UsageWrite {
 }
 
 /**
- * Usage counters per key, UTC day and method in Redis hashes (`<prefix>use:<day>:{<key id>}`, fields
- * `<method>|calls`, `|credits`, `|bytes`, `|failed`, and `|cacheHits`, `|cacheMisses` once a response cache
- * counted one) that expire by themselves `retainDays` after their
- * day. Events are added up in memory and written every `usageFlushMs` (and when the gateway stops); while
+ * Usage counters per key, UTC day, network and method in Redis hashes (`<prefix>usage:<day>:{<key id>}`,
+ * fields `<network>|<method>|calls`, `|credits`, `|bytes`, `|failed`, and `|cacheHits`, `|cacheMisses` once
+ * a response cache counted one) that expire by themselves `retainDays` after their day. Network names
+ * hold no `|`, so a field splits at its first and last bar. The hashes earlier versions wrote
+ * (`<prefix>use:…`, by method only) are read too, as network `''`, until they expire.
+ * Events are added up in memory and written every `usageFlushMs` (and when the gateway stops); while
  * Redis is unreachable they keep adding up, and are written once it is back.
  *
  * Each write carries an id that the script keeps for the idempotency window, and a write that fails is
@@ -62,14 +65,14 @@ export class RedisUsageRecorder implements UsageRecorder {
   record(event: UsageEvent): void {
     const method = event.method.length > MAX_METHOD_LENGTH ? event.method.slice(0, MAX_METHOD_LENGTH) : event.method;
     const day = this.#days.dayOf(event.at);
-    const slot = `${day}:${event.keyId}\n${method}`;
+    const slot = `${day}:${event.keyId}\n${event.network}\n${method}`;
     let pending = this.#pending.get(slot);
     if (pending === undefined) {
       if (this.#pending.size >= MAX_PENDING_USAGE) {
         this.#dropped++;
         return;
       }
-      pending = { keyId: event.keyId, day, method, calls: 0, credits: 0, bytes: 0, failed: 0, cacheHits: 0, cacheMisses: 0, at: event.at };
+      pending = { keyId: event.keyId, day, network: event.network, method, calls: 0, credits: 0, bytes: 0, failed: 0, cacheHits: 0, cacheMisses: 0, at: event.at };
       this.#pending.set(slot, pending);
     }
     pending.calls += event.calls;
@@ -109,22 +112,64 @@ export class RedisUsageRecorder implements UsageRecorder {
     for (const [hash, list] of byHash) {
       const dayEnds = Date.parse(`${list[0]!.day}T00:00:00Z`) + DAY_MS;
       const ttlMs = Math.max(1, dayEnds - Math.max(...list.map((p) => p.at)) + this.#retainMs);
-      const groups = list.flatMap((p) => [p.method, p.calls, p.credits, p.bytes, p.failed, p.cacheHits, p.cacheMisses]);
+      const groups = list.flatMap((p) => [`${p.network}|${p.method}`, p.calls, p.credits, p.bytes, p.failed, p.cacheHits, p.cacheMisses]);
       if (!this.#unsent.push({ hash, id: newDebitId(), ttlMs, groups })) this.#conn.dropped('usage', this.#unsent.dropped);
     }
   }
 
   async usage(keyId: string, day: string): Promise<Record<string, UsageTotals>> {
-    const fields = await this.#conn.client.hgetall(this.#conn.names.usage(day, keyId));
     const out: Record<string, UsageTotals> = {};
-    for (const [field, value] of Object.entries(fields)) {
-      const bar = field.lastIndexOf('|');
-      const method = field.slice(0, bar);
-      const name = field.slice(bar + 1) as keyof UsageTotals;
-      const totals = (out[method] ??= { calls: 0, credits: 0, bytes: 0, failed: 0 });
-      // The cache counts exist only once a cache counted one, as in the memory recorder.
-      if (name in totals || name === 'cacheHits' || name === 'cacheMisses') totals[name] = Number(value);
+    for (const row of await this.#dayRows(keyId, day)) {
+      const totals = (out[row.method] ??= { calls: 0, credits: 0, bytes: 0, failed: 0 });
+      totals.calls += row.calls;
+      totals.credits += row.credits;
+      totals.bytes += row.bytes;
+      totals.failed += row.failed;
+      if (row.cacheHits !== undefined) totals.cacheHits = (totals.cacheHits ?? 0) + row.cacheHits;
+      if (row.cacheMisses !== undefined) totals.cacheMisses = (totals.cacheMisses ?? 0) + row.cacheMisses;
     }
-    return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return Object.fromEntries(Object.entries(out).sort(([a], [b]) => byCodeUnit(a, b)));
   }
+
+  /**
+   * Reads the usage hashes of one key and day at a time (one hash slot, whatever the number of keys: no
+   * scan across a Cluster), so an export holds one day of one key at most.
+   */
+  async *usageRows(keyIds: readonly string[], from: string, to: string): AsyncGenerator<UsageRow> {
+    for (const day of daysBetween(from, to)) {
+      for (const keyId of keyIds) yield* await this.#dayRows(keyId, day);
+    }
+  }
+
+  /** One key's rows on one day, by network and method: this version's hash, and the by-method one of earlier versions. */
+  async #dayRows(keyId: string, day: string): Promise<UsageRow[]> {
+    const [byNetwork, byMethod] = await Promise.all([
+      this.#conn.client.hgetall(this.#conn.names.usage(day, keyId)),
+      this.#conn.client.hgetall(this.#conn.names.usageByMethod(day, keyId)),
+    ]);
+    const rows = new Map<string, UsageTotals & { network: string; method: string }>();
+    const add = (network: string, method: string, name: string, value: string): void => {
+      const slot = `${network}|${method}`;
+      let row = rows.get(slot);
+      if (row === undefined) rows.set(slot, (row = { network, method, calls: 0, credits: 0, bytes: 0, failed: 0 }));
+      // The cache counts exist only once a cache counted one, as in the memory recorder.
+      if (name === 'calls' || name === 'credits' || name === 'bytes' || name === 'failed' || name === 'cacheHits' || name === 'cacheMisses') row[name] = Number(value);
+    };
+    for (const [field, value] of Object.entries(byMethod)) {
+      const bar = field.lastIndexOf('|');
+      add('', field.slice(0, bar), field.slice(bar + 1), value);
+    }
+    for (const [field, value] of Object.entries(byNetwork)) {
+      const first = field.indexOf('|');
+      const last = field.lastIndexOf('|');
+      add(field.slice(0, first), field.slice(first + 1, last), field.slice(last + 1), value);
+    }
+    return [...rows.values()]
+      .sort((a, b) => byCodeUnit(a.network, b.network) || byCodeUnit(a.method, b.method))
+      .map(({ network, method, ...totals }) => ({ day, keyId, network, method, ...totals }));
+  }
+}
+
+function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

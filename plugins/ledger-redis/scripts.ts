@@ -163,6 +163,16 @@ redis.call('DEL', KEYS[1])
 return 1`;
 
 /**
+ * Replaces a managed plan's value if it is still the one read (compare and set). KEYS: the plans hash.
+ * ARGV: plan name, value read, new value. Returns 1 when replaced, 0 when the plan is gone or changed.
+ */
+export const REPLACE_PLAN = `
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+`;
+
+/**
  * KEYS: bucket, balance, debit marker. ARGV: cost, tokens per second, burst, now (ms), credits, daily
  * limit, time to live of the balance (ms), idempotency window (ms). `TAKE` and then, if the bucket
  * let the call through, `DEBIT`, in one atomic step: `{1, 0, 1|0|2, used}` or `{0, retry after ms, 0, 0}`.

@@ -25,6 +25,8 @@ export interface SqliteStatement<Params extends unknown[], Row = unknown> {
   all(...params: Params): Row[];
   /** Makes reads return each row's first column only. */
   pluck(toggle?: boolean): this;
+  /** Every row, one at a time. */
+  iterate(...params: Params): IterableIterator<Row>;
 }
 
 /** A better-sqlite3 transaction function (with its `.immediate` form, which takes the write lock first). */
@@ -92,6 +94,38 @@ const MIGRATIONS: readonly string[] = [
   // Calls a response cache answered (hits) and cacheable calls that went upstream (misses).
   `ALTER TABLE usage ADD COLUMN cache_hits INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE usage ADD COLUMN cache_misses INTEGER NOT NULL DEFAULT 0;`,
+  // Usage per network too (an export for billing tells networks apart; rows from before have network '').
+  // Plans operators manage, and a version every change of them raises, which gateways poll.
+  `CREATE TABLE usage_by_network (
+     key_id       TEXT NOT NULL,
+     day          TEXT NOT NULL,
+     network      TEXT NOT NULL,
+     method       TEXT NOT NULL,
+     calls        INTEGER NOT NULL,
+     credits      INTEGER NOT NULL,
+     bytes        INTEGER NOT NULL,
+     failed       INTEGER NOT NULL,
+     cache_hits   INTEGER NOT NULL DEFAULT 0,
+     cache_misses INTEGER NOT NULL DEFAULT 0,
+     PRIMARY KEY (key_id, day, network, method)
+   ) WITHOUT ROWID;
+   INSERT INTO usage_by_network SELECT key_id, day, '', method, calls, credits, bytes, failed, cache_hits, cache_misses FROM usage;
+   DROP TABLE usage;
+   ALTER TABLE usage_by_network RENAME TO usage;
+   CREATE INDEX usage_by_day ON usage (day);
+   CREATE TABLE plans (
+     name               TEXT PRIMARY KEY,
+     daily_credits      INTEGER NOT NULL,
+     credits_per_second INTEGER NOT NULL,
+     failover           INTEGER NOT NULL,
+     created_at         INTEGER NOT NULL,
+     updated_at         INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   CREATE TABLE plans_version (
+     id      INTEGER PRIMARY KEY CHECK (id = 1),
+     version INTEGER NOT NULL
+   );
+   INSERT INTO plans_version VALUES (1, 0);`,
 ];
 
 /**

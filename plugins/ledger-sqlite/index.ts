@@ -8,6 +8,7 @@ export { ledgerSqlite, type SqliteLedgerPlugin } from './plugin.js';
 export { openSqliteStore, type SqliteStore } from './sqlite-store.js';
 export { SqliteCreditLedger } from './sqlite-credit-ledger.js';
 export { SqliteKeyRegistry } from './sqlite-key-registry.js';
+export { SqlitePlanRegistry, PLAN_POLL_MS } from './sqlite-plan-registry.js';
 export { SqliteUsageRecorder, MAX_METHOD_LENGTH } from './sqlite-usage-recorder.js';
 export { type SqliteDatabase, type SqliteStatement, type SqliteTransaction, type SqliteRunResult } from './database.js';
 export { GroupCommit } from './group-commit.js';

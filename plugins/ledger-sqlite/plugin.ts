@@ -1,4 +1,4 @@
-import { instanceCachingFactory, KeyRegistryToken, LayeredKeyStore } from '../../core/store-api.js';
+import { instanceCachingFactory, KeyRegistryToken, LayeredKeyStore, PlanRegistryToken } from '../../core/store-api.js';
 import { PluginError, Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
 import { LEDGER_SQLITE_PLUGIN, resolveSqliteSettings, type SqliteLedgerSettings } from './settings.js';
 import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
@@ -15,9 +15,9 @@ export interface SqliteLedgerPlugin extends TollgatePlugin {
 }
 
 /**
- * The SQLite store: keys, daily balances and usage in one file, for a single gateway instance that
+ * The SQLite store: keys, plans, daily balances and usage in one file, for a single gateway instance that
  * keeps its state across restarts. It registers the `Tokens.CreditLedger`, the
- * `Tokens.UsageRecorder`, the {@link KeyRegistryToken} and a `Tokens.KeyStore` that looks a key
+ * `Tokens.UsageRecorder`, the {@link KeyRegistryToken}, the {@link PlanRegistryToken} and a `Tokens.KeyStore` that looks a key
  * up in the config's keys first and then in the database. Throughput buckets stay in memory (they
  * describe the last second, which a restart need not keep).
  *
@@ -47,6 +47,7 @@ export function ledgerSqlite(options: SqliteLedgerSettings = {}): SqliteLedgerPl
       const configKeys = container.resolve(Tokens.KeyStore);
       container.register(Tokens.KeyStore, { useFactory: instanceCachingFactory(() => new LayeredKeyStore(configKeys, opened().keys)) });
       container.register(KeyRegistryToken, { useFactory: () => opened().keys });
+      container.register(PlanRegistryToken, { useFactory: () => opened().plans });
       container.register(Tokens.CreditLedger, { useFactory: () => opened().ledger });
       container.register(Tokens.UsageRecorder, { useFactory: () => opened().usage });
       container.register(Tokens.FilterStore, { useFactory: instanceCachingFactory(() => new SqliteFilterStore(opened().db)) });

@@ -2,10 +2,11 @@ import { openDatabase, type SqliteDatabase } from './database.js';
 import { resolveSqliteSettings, type ResolvedSqliteSettings, type SqliteLedgerSettings } from './settings.js';
 import { SqliteCreditLedger } from './sqlite-credit-ledger.js';
 import { SqliteKeyRegistry } from './sqlite-key-registry.js';
+import { SqlitePlanRegistry } from './sqlite-plan-registry.js';
 import { SqliteUsageRecorder } from './sqlite-usage-recorder.js';
 import { GroupCommit } from './group-commit.js';
 
-/** One SQLite database holding keys, daily balances and usage. */
+/** One SQLite database holding keys, plans, daily balances and usage. */
 export interface SqliteStore {
   /** The settings it was opened with. */
   readonly settings: ResolvedSqliteSettings;
@@ -17,6 +18,8 @@ export interface SqliteStore {
   readonly ledger: SqliteCreditLedger;
   /** API keys (hashed). */
   readonly keys: SqliteKeyRegistry;
+  /** Plans operators manage. */
+  readonly plans: SqlitePlanRegistry;
   /** Usage per key, day and method. */
   readonly usage: SqliteUsageRecorder;
   /** Commits pending writes and closes the database (checkpointing the WAL). Idempotent. */
@@ -38,15 +41,18 @@ export function openSqliteStore(settings: SqliteLedgerSettings | ResolvedSqliteS
   const resolved = resolveSqliteSettings([settings]);
   const db = openDatabase(resolved);
   const writer = new GroupCommit(db);
+  const plans = new SqlitePlanRegistry(db);
   return {
     settings: resolved,
     db,
     writer,
     ledger: new SqliteCreditLedger(db, writer, resolved.retainDays),
     keys: new SqliteKeyRegistry(db),
+    plans,
     usage: new SqliteUsageRecorder(db, writer),
     close() {
       if (!db.open) return;
+      plans.stopWatching();
       writer.flush();
       db.close();
     },

@@ -1,4 +1,4 @@
-import { UtcDayCache, type UsageEvent, type UsageRecorder, type UsageTotals } from '../../core/store-api.js';
+import { UtcDayCache, daysBetween, type UsageEvent, type UsageRecorder, type UsageRow, type UsageTotals } from '../../core/store-api.js';
 import type { SqliteDatabase, SqliteStatement } from './database.js';
 import type { GroupCommit } from './group-commit.js';
 
@@ -6,43 +6,52 @@ import type { GroupCommit } from './group-commit.js';
 export const MAX_METHOD_LENGTH = 64;
 
 /** A usage row as read back: the cache counts are columns of their own. */
-type UsageRow = UsageTotals & { method: string; cacheHits: number; cacheMisses: number };
+type MethodRow = UsageTotals & { method: string; cacheHits: number; cacheMisses: number };
+
+/** A row of one key and day, per network and method. */
+type NetworkRow = MethodRow & { network: string };
 
 /**
- * Usage per key, UTC day and method in SQLite: calls, credits, bytes, failed calls and the response
+ * Usage per key, UTC day, network and method in SQLite: calls, credits, bytes, failed calls and the response
  * cache's hits and misses, added up by one
- * upsert per key, day and method in the group transaction of its event-loop turn ({@link GroupCommit}). Usage may
+ * upsert per key, day, network and method in the group transaction of its event-loop turn ({@link GroupCommit}). Usage may
  * therefore trail the balances by that one turn when the gateway is killed; balances never trail.
  */
 export class SqliteUsageRecorder implements UsageRecorder {
   readonly #writer: GroupCommit;
   readonly #days = new UtcDayCache();
-  readonly #add: SqliteStatement<[string, string, string, number, number, number, number, number, number]>;
-  readonly #read: SqliteStatement<[string, string], UsageRow>;
-  readonly #pending = new Map<string, UsageRow & { keyId: string; day: string }>();
+  readonly #add: SqliteStatement<[string, string, string, string, number, number, number, number, number, number]>;
+  readonly #read: SqliteStatement<[string, string], MethodRow>;
+  readonly #rows: SqliteStatement<[string, string], NetworkRow>;
+  readonly #pending = new Map<string, NetworkRow & { keyId: string; day: string }>();
 
   constructor(db: SqliteDatabase, writer: GroupCommit) {
     this.#writer = writer;
-    this.#add = db.prepare<[string, string, string, number, number, number, number, number, number]>(
-      `INSERT INTO usage (key_id, day, method, calls, credits, bytes, failed, cache_hits, cache_misses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (key_id, day, method) DO UPDATE SET calls = calls + excluded.calls, credits = credits + excluded.credits,
+    this.#add = db.prepare<[string, string, string, string, number, number, number, number, number, number]>(
+      `INSERT INTO usage (key_id, day, network, method, calls, credits, bytes, failed, cache_hits, cache_misses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (key_id, day, network, method) DO UPDATE SET calls = calls + excluded.calls, credits = credits + excluded.credits,
          bytes = bytes + excluded.bytes, failed = failed + excluded.failed,
          cache_hits = cache_hits + excluded.cache_hits, cache_misses = cache_misses + excluded.cache_misses`,
     );
-    this.#read = db.prepare<[string, string], UsageRow>(
-      `SELECT method, calls, credits, bytes, failed, cache_hits AS cacheHits, cache_misses AS cacheMisses
-       FROM usage WHERE key_id = ? AND day = ? ORDER BY method`,
+    this.#read = db.prepare<[string, string], MethodRow>(
+      `SELECT method, SUM(calls) AS calls, SUM(credits) AS credits, SUM(bytes) AS bytes, SUM(failed) AS failed,
+         SUM(cache_hits) AS cacheHits, SUM(cache_misses) AS cacheMisses
+       FROM usage WHERE key_id = ? AND day = ? GROUP BY method ORDER BY method`,
+    );
+    this.#rows = db.prepare<[string, string], NetworkRow>(
+      `SELECT network, method, calls, credits, bytes, failed, cache_hits AS cacheHits, cache_misses AS cacheMisses
+       FROM usage WHERE key_id = ? AND day = ? ORDER BY network, method`,
     );
   }
 
   record(event: UsageEvent): void {
     const method = event.method.length > MAX_METHOD_LENGTH ? event.method.slice(0, MAX_METHOD_LENGTH) : event.method;
     const day = this.#days.dayOf(event.at);
-    const slot = `${event.keyId}\n${day}\n${method}`;
+    const slot = `${event.keyId}\n${day}\n${event.network}\n${method}`;
     let pending = this.#pending.get(slot);
     if (pending === undefined) {
       if (this.#pending.size === 0) this.#writer.add(this.#drain);
-      pending = { keyId: event.keyId, day, method, calls: 0, credits: 0, bytes: 0, failed: 0, cacheHits: 0, cacheMisses: 0 };
+      pending = { keyId: event.keyId, day, network: event.network, method, calls: 0, credits: 0, bytes: 0, failed: 0, cacheHits: 0, cacheMisses: 0 };
       this.#pending.set(slot, pending);
     }
     pending.calls += event.calls;
@@ -53,14 +62,25 @@ export class SqliteUsageRecorder implements UsageRecorder {
     else if (event.cache === 'miss') pending.cacheMisses += event.calls;
   }
 
-  /** Writes the totals gathered during this turn: one upsert per key, day and method, whatever the number of calls. */
+  /** Writes the totals gathered during this turn: one upsert per key, day, network and method, whatever the number of calls. */
   readonly #drain = (): void => {
-    for (const p of this.#pending.values()) this.#add.run(p.keyId, p.day, p.method, p.calls, p.credits, p.bytes, p.failed, p.cacheHits, p.cacheMisses);
+    for (const p of this.#pending.values()) this.#add.run(p.keyId, p.day, p.network, p.method, p.calls, p.credits, p.bytes, p.failed, p.cacheHits, p.cacheMisses);
     this.#pending.clear();
   };
 
   usage(keyId: string, day: string): Record<string, UsageTotals> {
     return Object.fromEntries(this.#read.all(keyId, day).map(({ method, cacheHits, cacheMisses, ...totals }) => [method, withCacheCounts(totals, cacheHits, cacheMisses)]));
+  }
+
+  /** Reads one key and day at a time (the primary key's order), so a long export holds one day of one key at most. */
+  async *usageRows(keyIds: readonly string[], from: string, to: string): AsyncGenerator<UsageRow> {
+    for (const day of daysBetween(from, to)) {
+      for (const keyId of keyIds) {
+        for (const { network, method, cacheHits, cacheMisses, ...totals } of this.#rows.all(keyId, day)) {
+          yield { day, keyId, network, method, ...withCacheCounts(totals, cacheHits, cacheMisses) };
+        }
+      }
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * A gateway in a child process, for tests that need several processes or a `kill -9`:
  * `node --import tsx test/helpers/gateway-process.ts` with `TOLLGATE_TEST_GATEWAY` holding
- * `{ config, store: 'sqlite' | 'redis', clockMs? }`. It prints `READY {"port":N}` once listening; with
+ * `{ config, store: 'sqlite' | 'redis', clockMs?, ws?, admin? }`. It prints `READY {"port":N}` once listening; with
  * `clockMs` its clock stands still at that time and moves only when the parent sends `{ advance: ms }`
  * over IPC (answered with `{ advanced: ms }`). SIGTERM closes it cleanly.
  */
@@ -14,6 +14,7 @@ import { evmFamily } from '../../plugins/evm/index.js';
 import { ledgerSqlite } from '../../plugins/ledger-sqlite/index.js';
 import { ledgerRedis } from '../../plugins/ledger-redis/index.js';
 import { wsTransport, type WsTransportOptions } from '../../plugins/ws/index.js';
+import { admin } from '../../plugins/admin/index.js';
 import { TSX_NODE_ARGS } from './tsx-node-args.js';
 
 /** What the child is told to run. */
@@ -23,6 +24,8 @@ export interface GatewayProcessSpec {
   readonly clockMs?: number;
   /** Adds the WebSocket transport with these options. */
   readonly ws?: WsTransportOptions;
+  /** Adds the admin plugin (its token in `config.plugins.admin`). */
+  readonly admin?: boolean;
 }
 
 /** A running gateway child. */
@@ -107,7 +110,7 @@ if (process.env.TOLLGATE_TEST_GATEWAY !== undefined && process.argv[1] === scrip
   const store: TollgatePlugin[] = spec.store === 'sqlite' ? [ledgerSqlite()] : spec.store === 'redis' ? [ledgerRedis()] : [];
   const gateway = await createGateway({
     config: { ...spec.config, log: { level: 'warn', ...spec.config.log }, server: { ...spec.config.server, host: '127.0.0.1', port: 0 } },
-    plugins: [...store, httpTransport(), ...(spec.ws === undefined ? [] : [wsTransport(spec.ws)]), evmFamily()],
+    plugins: [...store, ...(spec.admin === true ? [admin()] : []), httpTransport(), ...(spec.ws === undefined ? [] : [wsTransport(spec.ws)]), evmFamily()],
     clock,
   });
   const server = await gateway.listen();

@@ -13,8 +13,8 @@ import type { KeyAccess } from '../../plugin/runtime.js';
  * (live, on a plan the gateway serves) without a second lookup, so each call reads the key store once.
  */
 export function authenticate(deps: StageDependencies): Stage {
-  const check = createKeyCheck(deps.keys, deps.config);
-  const admit = createKeyAdmission(deps.config);
+  const check = createKeyCheck(deps.keys, deps.config, deps.plans);
+  const admit = createKeyAdmission(deps.config, deps.plans);
   const accept = (ctx: RequestContext, access: KeyAccess): void => {
     ctx.key = access.key;
     ctx.plan = access.plan;
