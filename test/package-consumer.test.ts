@@ -15,7 +15,7 @@
 import t from 'tap';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -235,6 +235,45 @@ t.test('every TypeScript block of the docs and every example compiles against th
   t.ok(declarations.some((f) => f.fileName.endsWith('node_modules/tollgate/dist/core/index.d.ts')), 'tollgate resolves to the installed package');
   t.ok(declarations.some((f) => f.fileName.endsWith('node_modules/@tollgate/devnet/dist/index.d.ts')), 'the devnet too');
   t.same([...problems].filter(([where]) => !files.some((f) => f.origin === where)), [], `no problem in the program or in the ${declarations.length} declaration files of tollgate and the devnet`);
+});
+
+t.test('the custom-plugin example, built and shipped as its README says, loads from node_modules in plain node', async (t) => {
+  // Built with the example's own package.json and tsconfig.json, then laid into node_modules as
+  // `npm install` would lay its tarball (`files`: dist).
+  const source = join(docsApp, 'geth-extras-source');
+  await mkdir(source, { recursive: true });
+  for (const name of ['index.ts', 'geth-extras.ts', 'package.json', 'tsconfig.json']) await writeFile(join(source, name), readFileSync(join(root, 'examples/custom-plugin', name)));
+  const built = await run(process.execPath, [join(docsApp, 'node_modules/typescript/bin/tsc'), '-p', source], { cwd: source }).then(
+    () => ({ code: 0, out: '' }),
+    (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
+  );
+  t.equal(built.code, 0, `tsc: ${built.out}`);
+  const manifest = JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as { name: string; files: string[]; exports: Record<string, { types: string; default: string }> };
+  t.same(manifest.files, ['dist'], 'it ships dist');
+  t.same(manifest.exports['.'], { types: './dist/index.d.ts', default: './dist/index.js' }, 'and exports the compiled entry with its declarations');
+  const installedPlugin = join(docsApp, 'node_modules', manifest.name);
+  await mkdir(installedPlugin, { recursive: true });
+  await cp(join(source, 'dist'), join(installedPlugin, 'dist'), { recursive: true });
+  await writeFile(join(installedPlugin, 'package.json'), JSON.stringify(manifest));
+
+  await writeFile(join(docsApp, 'use-plugin.mjs'), [
+    "import { firstValueFrom } from 'rxjs';",
+    "import { createGateway } from 'tollgate';",
+    "import { evmFamily } from 'tollgate/plugins/evm';",
+    `import { gethExtrasFamily } from '${manifest.name}';`,
+    "const gateway = await createGateway({",
+    "  config: { log: { level: 'silent' }, keys: [{ key: 'plugin-user-key-0001', plan: 'growth' }],",
+    "    networks: [{ name: 'eth', families: ['evm', 'geth-extras'], upstreams: [{ url: 'http://127.0.0.1:9' }] }] },",
+    "  plugins: [evmFamily(), gethExtrasFamily()],",
+    "});",
+    "const call = (method, params) => firstValueFrom(gateway.handle({ network: 'eth', apiKey: 'plugin-user-key-0001', body: { jsonrpc: '2.0', id: 1, method, params } }));",
+    "const answers = [await call('web3_sha3', ['0xabc']), await call('txpool_nothing', [])];",
+    "console.log(JSON.stringify(answers.map((a) => JSON.parse(String(a.body)).error.code)));",
+    "await gateway.close();",
+    '',
+  ].join('\n'));
+  const { stdout } = await run(process.execPath, ['use-plugin.mjs'], { cwd: docsApp });
+  t.same(JSON.parse(stdout), [-32602, -32601], "the family's schema refuses an odd-length web3_sha3 argument, and a method it does not offer is unknown");
 });
 
 /** Runs `npx tollgate ...` in the consumer project. */
