@@ -6,28 +6,17 @@
  * compiles them again against the packed package.
  */
 import t from 'tap';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { docBlocks, type DocBlock } from './helpers/doc-blocks.js';
+import { docBlocks, docPages, type DocBlock } from './helpers/doc-blocks.js';
 
 // One compilation of every block with the project's types: over two minutes on two busy cores.
 t.setTimeout(400_000);
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const pages = [
-  'README.md',
-  ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`),
-  ...readdirSync(join(root, 'examples'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `examples/${e.name}/README.md`).filter((page) => {
-    try {
-      readFileSync(join(root, page));
-      return true;
-    } catch {
-      return false;
-    }
-  }),
-];
+const pages = docPages(root);
 const blocks: DocBlock[] = pages.flatMap((page) => docBlocks(page, readFileSync(join(root, page), 'utf8'), join(root, page, '..')));
 t.ok(blocks.length >= 30, `the pages hold TypeScript blocks (${blocks.length})`);
 t.ok(blocks.some((b) => b.source.includes('class MapCreditLedger')), "the guide's credit ledger is among them");

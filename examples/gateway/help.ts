@@ -1,4 +1,5 @@
 import { CLI_COMMANDS } from './command-table.js';
+import { docsPath } from './docs-path.js';
 
 const commands = CLI_COMMANDS.flatMap((command) => command.synopsis.map((form) => `  tollgate ${form}`));
 const summaries = CLI_COMMANDS.map((command) => `  ${command.name.padEnd(8)} ${command.summary}`);
@@ -55,7 +56,9 @@ Environment:
   TOLLGATE_DATA_DIR       as --data-dir
   TOLLGATE_REDIS_URL      Redis URL (as --redis)
   TOLLGATE_REDIS_CLUSTER  Redis Cluster nodes (as --redis-cluster)
-  TOLLGATE_ADMIN_TOKEN    turns on the admin API at /admin/v1 (docs/operations.md)
+  TOLLGATE_ADMIN_TOKEN    turns on the admin API at /admin/v1 (${docsPath('operations.md')})
   TOLLGATE_METRICS_TOKEN  bearer token required by /metrics
   TOLLGATE_ANVIL_BINARY   an Anvil binary to use instead of the bundled one
+
+Guides: ${docsPath('configuration.md')}, ${docsPath('operations.md')} and the others beside them.
 `;

@@ -1,6 +1,7 @@
 import type { GatewayConfig, GatewayConfigInput, TollgatePlugin } from 'tollgate';
 import { MissingPeerError } from 'tollgate';
 import { LEDGER_REDIS, LEDGER_SQLITE, storeKind } from './store-flags.js';
+import { docsPath } from './docs-path.js';
 import { admin, ADMIN_PLUGIN, ADMIN_TOKEN_ENV, type AdminPlugin } from 'tollgate/plugins/admin';
 import { accessLog, metrics, METRICS_PLUGIN } from 'tollgate/plugins/metrics';
 import { health } from 'tollgate/plugins/health';
@@ -51,7 +52,7 @@ export async function operatorBanner(config: GatewayConfig, plugins: readonly To
   else if (adminPlugin !== undefined) lines.push(`  Admin API: off (set ${ADMIN_TOKEN_ENV} to turn it on)`);
   if (plugins.some((p) => p.name === METRICS_PLUGIN)) lines.push(`  Metrics:   ${origin}/metrics`);
   if (plugins.some((p) => p.name === CACHE)) {
-    lines.push(`  Cache:     ${plugins.some((p) => p.name === CACHE_REDIS) ? 'Redis, shared by every instance' : 'in memory'} (docs/caching.md)`);
+    lines.push(`  Cache:     ${plugins.some((p) => p.name === CACHE_REDIS) ? 'Redis, shared by every instance' : 'in memory'} (${docsPath('caching.md')})`);
   }
   return lines;
 }

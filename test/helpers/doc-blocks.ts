@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A file written for a documentation block: where, its text, the block it shows, and how many lines precede the block's own. */
@@ -52,4 +53,13 @@ export function docBlocks(page: string, markdown: string, pageDir?: string): Doc
       },
     };
   });
+}
+
+/** The pages whose TypeScript blocks must compile: README.md, docs/*.md and every example's README, as paths from `root`. */
+export function docPages(root: string): string[] {
+  return [
+    'README.md',
+    ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`),
+    ...readdirSync(join(root, 'examples'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `examples/${e.name}/README.md`),
+  ].filter((page) => existsSync(join(root, page)));
 }
