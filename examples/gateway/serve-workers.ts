@@ -88,8 +88,11 @@ export async function serveWorkers(config: GatewayConfig, plugins: readonly Toll
     // The group stops itself and exits with 1; a worker printed why.
     return 1;
   }
-  const [banner] = await group.askWorkers('banner');
+  // The banner is a worker's (it knows its plugins' lines). On a machine so busy that no worker answers in
+  // time, the group still says where it listens: that line is what operators and scripts wait for.
+  const [banner] = await group.askWorkers('banner', undefined, 30_000);
   const workersLine = `  Workers:   ${workers} processes (node:cluster, round robin), supervised by pid ${process.pid}\n`;
-  process.stdout.write(String(banner ?? '').replace(/\nPress Ctrl\+C/, `${workersLine}\nPress Ctrl+C`));
+  const text = typeof banner === 'string' ? banner : `Tollgate: Listening on http://${config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host}:${config.server.port}\n\nPress Ctrl+C to stop.\n`;
+  process.stdout.write(text.replace(/\nPress Ctrl\+C/, `${workersLine}\nPress Ctrl+C`));
   return 0;
 }

@@ -94,7 +94,8 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     const launch = async (name: string, host: Host, port: number): Promise<FleetInstance> => {
       const workers = options.workers > 1 ? ['--workers', String(options.workers)] : [];
       const args = [...TSX_NODE_ARGS, MAIN, 'start', '--config', configFile, '--host', host.address, '--port', String(port), '--log-level', 'warn', ...store.startFlags, ...workers];
-      const running = await startHostProcess(host, process.execPath, args, GATEWAY_READY, { env: { ...process.env, TOLLGATE_DATA_DIR: join(dir, name) } });
+      // A primary and its workers compile the sources with tsx at start: minutes on a machine as busy as CI's.
+      const running = await startHostProcess(host, process.execPath, args, GATEWAY_READY, { env: { ...process.env, TOLLGATE_DATA_DIR: join(dir, name) }, timeoutMs: 240_000 });
       return { name, host, port, process: running };
     };
     const instances = await Promise.all(names.map(async (name) => {
