@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { STRICT_USER_OPTIONS } from './helpers/strict-compiler-options.js';
 import { docBlocks, docPages, type DocBlock } from './helpers/doc-blocks.js';
 
 // One compilation of every block with the project's types: over two minutes on two busy cores.
@@ -31,18 +32,8 @@ for (const file of files) {
 
 t.test('every block compiles, strict and NodeNext', async (t) => {
   const program = ts.createProgram(files.map((f) => f.path), {
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    lib: ['lib.es2023.d.ts'],
-    types: ['node'],
-    strict: true,
-    noUncheckedIndexedAccess: true,
-    noImplicitOverride: true,
-    verbatimModuleSyntax: true,
-    isolatedModules: true,
+    ...STRICT_USER_OPTIONS,
     skipLibCheck: true,
-    noEmit: true,
     experimentalDecorators: true,
     emitDecoratorMetadata: true,
     customConditions: ['tollgate-source'],

@@ -4,8 +4,8 @@
  * export of every key matches the calls made through both.
  */
 import t from 'tap';
+import { adminRequest, type AdminAnswer } from './helpers/admin-request.js';
 import { PassThrough } from 'node:stream';
-import { request } from 'undici';
 import { resolveConfig, type GatewayConfigInput } from '../core/index.js';
 import { createRedisStore } from '../plugins/ledger-redis/index.js';
 import { parseCli } from '../examples/gateway/cli.js';
@@ -40,18 +40,8 @@ const gateways: GatewayProcess[] = await Promise.all([startGatewayProcess({ stor
 t.teardown(() => Promise.all(gateways.map((g) => g.stop())));
 const [a, b] = gateways as [GatewayProcess, GatewayProcess];
 
-async function admin(gateway: GatewayProcess, method: string, route: string, body?: unknown): Promise<{ status: number; text: string; body: Record<string, unknown> }> {
-  const res = await request(`${gateway.origin}/admin/v1${route}`, {
-    method: method as 'GET',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  let parsed: Record<string, unknown> = {};
-  try {
-    parsed = JSON.parse(text) as Record<string, unknown>;
-  } catch { /* CSV */ }
-  return { status: res.statusCode, text, body: parsed };
+function admin(gateway: GatewayProcess, method: string, route: string, body?: unknown): Promise<AdminAnswer> {
+  return adminRequest(`${gateway.origin}/admin/v1${route}`, TOKEN, method, body);
 }
 
 const url = (gateway: GatewayProcess, network: string, apiKey: string): string => `${gateway.origin}/${network}/v3/${apiKey}`;

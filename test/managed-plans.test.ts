@@ -1,9 +1,9 @@
 import t from 'tap';
+import { adminRequest, type AdminAnswer } from './helpers/admin-request.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { resolveConfig, type GatewayConfigInput } from '../core/index.js';
 import { MemoryPlanRegistry, MemoryUsageRecorder, type UsageRow } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
@@ -41,18 +41,8 @@ const base = `${gw.origin}/admin/v1`;
 // The CLI works on the same file, as `tollgate plans ... --config <file>` does next to a running gateway.
 const cliConfig = resolveConfig(input);
 
-async function call(method: string, route: string, body?: unknown): Promise<{ status: number; headers: Record<string, unknown>; text: string; body: Record<string, unknown> }> {
-  const res = await request(`${base}${route}`, {
-    method: method as 'GET',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  let parsed: Record<string, unknown> = {};
-  try {
-    parsed = JSON.parse(text) as Record<string, unknown>;
-  } catch { /* CSV */ }
-  return { status: res.statusCode, headers: res.headers, text, body: parsed };
+function call(method: string, route: string, body?: unknown): Promise<AdminAnswer> {
+  return adminRequest(`${base}${route}`, TOKEN, method, body);
 }
 
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -13,6 +13,7 @@
  * Also: every installed runtime package accepts the Node versions Tollgate declares.
  */
 import t from 'tap';
+import { STRICT_USER_OPTIONS } from './helpers/strict-compiler-options.js';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -199,19 +200,9 @@ t.test('every TypeScript block of the docs and every example compiles against th
   // One program for everything, checked as a strict user project would be: NodeNext, and the packages'
   // declarations checked too (skipLibCheck off).
   const program = ts.createProgram(files.map((f) => f.path), {
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    lib: ['lib.es2023.d.ts'],
-    types: ['node'],
+    ...STRICT_USER_OPTIONS,
     typeRoots: [join(docsApp, 'node_modules/@types')],
-    strict: true,
-    noUncheckedIndexedAccess: true,
-    noImplicitOverride: true,
-    verbatimModuleSyntax: true,
-    isolatedModules: true,
     skipLibCheck: false,
-    noEmit: true,
   });
   // The files checked: the blocks, the examples, and the declarations of the two packages. The other
   // packages' declarations are not this project's to answer for (some, such as ox's, @solana/keys' and
