@@ -47,12 +47,21 @@ export interface TargetDefinition {
 export interface StartedTarget {
   /** Base URL. */
   readonly url: string;
+  /**
+   * Several base URLs (several instances of one target): the load generator's connections go to them in
+   * turn (round robin); `url` is then the first. Absent: every connection goes to `url`.
+   */
+  readonly urls?: readonly string[];
   /** The request to send and how to check its answers. */
   readonly request: LoadRequest;
   /** Processes whose CPU is the target's own (the server under test). */
   readonly serverPids: readonly number[];
   /** The server child, when the target started one (stopped, and its profile read, by the harness). */
   readonly server?: ServerHandle;
+  /** Further server children of the target (its other instances), stopped and profiled like `server`. */
+  readonly moreServers?: readonly ServerHandle[];
+  /** See {@link Target.counters}. */
+  readonly counters?: () => Promise<Readonly<Record<string, number>>>;
 }
 
 /** A target, ready to be loaded. */
@@ -63,10 +72,18 @@ export interface Target {
   readonly description: string;
   /** Base URL. */
   readonly url: string;
+  /** See {@link StartedTarget.urls}. */
+  readonly urls?: readonly string[];
   /** The request to send and how to check its answers. */
   readonly request: LoadRequest;
   /** Processes whose CPU is the target's own (the server under test). */
   readonly serverPids: readonly number[];
+  /**
+   * Reads cumulative counters of something the target drives (say, the commands and CPU seconds of the
+   * Redis it uses), by name. Read right before and right after every measurement: each counter's growth
+   * divided by the correct answers is reported per call ({@link RoundResult.perCall}).
+   */
+  readonly counters?: () => Promise<Readonly<Record<string, number>>>;
   /** Called once, right before the target's first measurement (starts a requested profile). */
   readonly beforeFirstMeasurement?: () => void;
 }
@@ -91,6 +108,8 @@ export interface RoundResult extends LoadResult {
   readonly warmupFailures: number;
   /** Responses during that warm-up. */
   readonly warmupResponses: number;
+  /** Growth of each of the target's {@link Target.counters} during the measurement, per correct answer. */
+  readonly perCall?: Readonly<Record<string, number>>;
 }
 
 /** A target's measurements and their medians. */
@@ -116,6 +135,8 @@ export interface TargetReport {
   readonly upstreamCores: number;
   /** Median load generator cores busy. */
   readonly loadgenCores: number;
+  /** Median over rounds of each counter's growth per correct answer (targets with counters only). */
+  readonly perCall?: Readonly<Record<string, number>>;
   /** Sums over all rounds. */
   readonly totals: { readonly responses: number; readonly ok: number; readonly non2xx: number; readonly badBody: number; readonly transportErrors: number; readonly warmupFailures: number };
   /** Examples of failed responses. */
@@ -193,7 +214,7 @@ export async function measureTargets(targets: readonly Target[], options: BenchO
   const results = new Map<string, RoundResult[]>(targets.map((t) => [t.name, []]));
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const load = (target: Target, duration: number): Promise<LoadResult> =>
-    runLoad({ url: target.url, request: target.request, connections: options.connections, duration });
+    runLoad({ url: target.urls ?? target.url, request: target.request, connections: options.connections, duration });
   const primeFailures = new Map<string, number>();
   if (options.prime > 0) {
     log(`[bench] priming every target for ${options.prime} s (not measured)`);
@@ -211,12 +232,17 @@ export async function measureTargets(targets: readonly Target[], options: BenchO
       if (round === 1) target.beforeFirstMeasurement?.();
       const serverBefore = totalCpuTime(target.serverPids);
       const upstreamBefore = totalCpuTime(upstreamPids);
+      const countersBefore = await target.counters?.();
       const ownBefore = ownCpuTime();
       const result = await load(target, options.duration);
       const server = cpuDelta(serverBefore, totalCpuTime(target.serverPids));
       const upstream = cpuDelta(upstreamBefore, totalCpuTime(upstreamPids));
       const own = cpuDelta(ownBefore, ownCpuTime());
+      const countersAfter = await target.counters?.();
       const perRequest = (seconds: number): number => (result.ok > 0 ? (seconds / result.ok) * 1e6 : NaN);
+      const perCall = countersBefore === undefined || countersAfter === undefined
+        ? undefined
+        : Object.fromEntries(Object.entries(countersAfter).map(([name, value]) => [name, result.ok > 0 ? (value - (countersBefore[name] ?? 0)) / result.ok : NaN]));
       const measured: RoundResult = {
         ...result,
         round,
@@ -228,6 +254,7 @@ export async function measureTargets(targets: readonly Target[], options: BenchO
         serverSystemMicrosPerRequest: perRequest(server.system),
         warmupFailures,
         warmupResponses,
+        ...(perCall === undefined ? {} : { perCall }),
       };
       results.get(target.name)!.push(measured);
       const bad = failures(result);
@@ -244,6 +271,7 @@ export async function measureTargets(targets: readonly Target[], options: BenchO
 export function summarize(name: string, description: string, rounds: readonly RoundResult[]): TargetReport {
   const sum = (pick: (r: RoundResult) => number): number => rounds.reduce((acc, r) => acc + pick(r), 0);
   const mid = (pick: (r: RoundResult) => number): number => median(rounds.map(pick));
+  const counterNames = [...new Set(rounds.flatMap((r) => Object.keys(r.perCall ?? {})))];
   return {
     name,
     description,
@@ -257,6 +285,7 @@ export function summarize(name: string, description: string, rounds: readonly Ro
     serverCores: mid((r) => r.serverCores),
     upstreamCores: mid((r) => r.upstreamCores),
     loadgenCores: mid((r) => r.loadgenCores),
+    ...(counterNames.length === 0 ? {} : { perCall: Object.fromEntries(counterNames.map((name) => [name, mid((r) => r.perCall?.[name] ?? NaN)])) }),
     totals: {
       responses: sum((r) => r.responses),
       ok: sum((r) => r.ok),
@@ -327,19 +356,26 @@ export async function runTargets(
   if (unknown.length > 0) throw new Error(`unknown target ${unknown.join(', ')} (known: ${definitions.map((d) => d.name).join(', ')})`);
   const selected = definitions.filter((d) => options.targets === undefined || options.targets.includes(d.name));
   const servers: ServerHandle[] = [];
+  // Which target each server child belongs to, and how many children share the target's load.
+  const owners = new Map<ServerHandle, { target: string; share: number }>();
   try {
     const targets: Target[] = [];
     for (const definition of selected) {
       const started = await definition.start(options);
-      if (started.server !== undefined) servers.push(started.server);
-      const server = started.server;
+      const own = [...(started.server === undefined ? [] : [started.server]), ...(started.moreServers ?? [])];
+      for (const server of own) {
+        servers.push(server);
+        owners.set(server, { target: definition.name, share: own.length });
+      }
       targets.push({
         name: definition.name,
         description: definition.description,
         url: started.url,
+        ...(started.urls === undefined ? {} : { urls: started.urls }),
         request: started.request,
         serverPids: started.serverPids,
-        ...(options.profile && server !== undefined ? { beforeFirstMeasurement: () => server.signal('SIGUSR2') } : {}),
+        ...(started.counters === undefined ? {} : { counters: started.counters }),
+        ...(options.profile && own.length > 0 ? { beforeFirstMeasurement: () => own.forEach((server) => server.signal('SIGUSR2')) } : {}),
       });
     }
     const measured = await measureTargets(targets, options, upstreamPids);
@@ -351,8 +387,10 @@ export async function runTargets(
       profiles = {};
       for (const server of servers) {
         // The profile runs from the first measurement on: later rounds' warm-ups are in it too.
-        const rounds = measured.find((t) => t.name === server.name)?.rounds ?? [];
-        const requests = rounds.reduce((sum, r, i) => sum + r.responses + (i > 0 ? r.warmupResponses : 0), 0);
+        const owner = owners.get(server);
+        const rounds = measured.find((t) => t.name === owner?.target)?.rounds ?? [];
+        // Several instances of a target share its load about evenly (round robin over their URLs).
+        const requests = rounds.reduce((sum, r, i) => sum + r.responses + (i > 0 ? r.warmupResponses : 0), 0) / (owner?.share ?? 1);
         profiles[server.name] = { ...summarizeProfile(profilePath(server.name, options)), requests };
       }
     }

@@ -26,8 +26,8 @@ export interface LoadRequest {
 
 /** Options of {@link runLoad}. */
 export interface LoadOptions {
-  /** Base URL of the target. */
-  readonly url: string;
+  /** Base URL of the target, or several (their connections are spread over them in turn). */
+  readonly url: string | readonly string[];
   /** What to send. */
   readonly request: LoadRequest;
   /** Concurrent connections. */
@@ -129,7 +129,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
     const started = performance.now();
     const instance = autocannon(
       {
-        url: options.url,
+        url: typeof options.url === 'string' ? options.url : [...options.url],
         connections: options.connections,
         duration: options.duration,
         pipelining: 1,

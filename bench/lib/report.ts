@@ -40,9 +40,11 @@ export function formatScenario(report: ScenarioReport, options: BenchOptions, cp
   out.push(`== ${report.scenario}: ${report.description}`);
   out.push(settingsLine(options, cpus));
   out.push('');
+  // Per-call counters some targets report (say, Redis commands per call), one column each, after the usual ones.
+  const counters = [...new Set(report.targets.flatMap((t) => Object.keys(t.perCall ?? {})))];
   out.push(
     table(
-      ['target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'server CPU', 'CPU us/req (usr+sys)', 'upstream CPU', 'loadgen CPU'],
+      ['target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'server CPU', 'CPU us/req (usr+sys)', 'upstream CPU', 'loadgen CPU', ...counters],
       report.targets.map((t) => [
         t.name,
         num(t.okPerSecond),
@@ -53,6 +55,7 @@ export function formatScenario(report: ScenarioReport, options: BenchOptions, cp
         `${num(t.serverMicrosPerRequest)} (${num(t.serverUserMicrosPerRequest)}+${num(t.serverSystemMicrosPerRequest)})`,
         t.name === 'direct' ? '(=server)' : `${num(t.upstreamCores * 100)}%`,
         `${num(t.loadgenCores * 100)}%`,
+        ...counters.map((name) => num(t.perCall?.[name] ?? NaN, 2)),
       ]),
     ),
   );

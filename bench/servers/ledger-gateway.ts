@@ -1,7 +1,8 @@
 /**
  * Child process: the Tollgate gateway with its full pipeline (HTTP transport, EVM family, metering on the
  * bench plan), its keys' balances, throughput buckets and usage in the store named by `--ledger`:
- * `memory` (the core's defaults), `sqlite` (`--sqlite <file>`) or `redis` (`--redis <url>`).
+ * `memory` (the core's defaults), `sqlite` (`--sqlite <file>`), `redis` (`--redis <url>`) or
+ * `redis-cluster` (`--cluster host:port,host:port,…`, some nodes of a Redis Cluster).
  */
 import 'reflect-metadata';
 import { createGateway, type TollgatePlugin } from 'tollgate';
@@ -18,6 +19,7 @@ const stores: Record<string, () => TollgatePlugin[]> = {
   memory: () => [],
   sqlite: () => [ledgerSqlite({ path: requireArg(args, 'sqlite') })],
   redis: () => [ledgerRedis({ url: requireArg(args, 'redis'), prefix: 'bench:' })],
+  'redis-cluster': () => [ledgerRedis({ cluster: { nodes: requireArg(args, 'cluster').split(',') }, prefix: 'bench:' })],
 };
 const store = stores[ledger];
 if (store === undefined) {

@@ -13,7 +13,8 @@ declare module 'autocannon' {
     }
 
     interface Options {
-      url: string;
+      /** A base URL, or several: connection i goes to `url[i % url.length]`. */
+      url: string | string[];
       connections?: number;
       /** Seconds. */
       duration?: number;
