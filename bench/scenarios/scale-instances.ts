@@ -23,24 +23,40 @@ const OWN_COMMANDS = new Set(['info']);
 /** Script calls among the commands (Redis also counts each command a script runs, under its own name). */
 const SCRIPT_COMMANDS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro']);
 
-/** What one master has done since it started: commands (the bench's INFO left out), scripts, CPU µs. */
-function parseInfo(text: string): { commands: number; scripts: number; cpuMicros: number } {
-  let commands = 0;
-  let scripts = 0;
+/** What one master has done since it started: calls by command (the bench's INFO left out), CPU µs. */
+function parseInfo(text: string): { byCommand: Map<string, number>; cpuMicros: number } {
+  const byCommand = new Map<string, number>();
   for (const [, name, calls] of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
-    if (OWN_COMMANDS.has(name!)) continue;
-    commands += Number(calls);
-    if (SCRIPT_COMMANDS.has(name!)) scripts += Number(calls);
+    if (!OWN_COMMANDS.has(name!)) byCommand.set(name!, Number(calls));
   }
   const seconds = (field: string): number => Number(new RegExp(`^${field}:([\\d.]+)`, 'm').exec(text)?.[1] ?? NaN);
-  return { commands, scripts, cpuMicros: (seconds('used_cpu_sys') + seconds('used_cpu_user')) * 1e6 };
+  return { byCommand, cpuMicros: (seconds('used_cpu_sys') + seconds('used_cpu_user')) * 1e6 };
+}
+
+/** Cumulative figures of the masters, summed. */
+interface RedisReading {
+  /** Calls by command name. */
+  readonly byCommand: ReadonlyMap<string, number>;
+  /** CPU µs. */
+  readonly cpuMicros: number;
+}
+
+/** The table's counters of a reading. */
+function columns(reading: RedisReading): Record<string, number> {
+  let commands = 0;
+  let scripts = 0;
+  for (const [name, calls] of reading.byCommand) {
+    commands += calls;
+    if (SCRIPT_COMMANDS.has(name)) scripts += calls;
+  }
+  return { [COLUMNS.commands]: commands, [COLUMNS.scripts]: scripts, [COLUMNS.cpu]: reading.cpuMicros };
 }
 
 /**
  * Cumulative counters of the cluster's masters, summed: one plain connection per master, kept open so
  * that reading adds nothing but its own INFO (left out of the command count; its CPU is a few µs a read).
  */
-async function redisCounters(ports: readonly number[]): Promise<{ read(): Promise<Record<string, number>>; close(): void }> {
+async function redisCounters(ports: readonly number[]): Promise<{ read(): Promise<RedisReading>; close(): void }> {
   const clients = ports.map((port) => new Redis({ host: '127.0.0.1', port, lazyConnect: true, enableReadyCheck: false, maxRetriesPerRequest: 0 }));
   try {
     await Promise.all(clients.map((client) => client.connect()));
@@ -51,11 +67,9 @@ async function redisCounters(ports: readonly number[]): Promise<{ read(): Promis
   return {
     async read() {
       const infos = await Promise.all(clients.map(async (client) => parseInfo(String(await client.call('info', 'commandstats', 'cpu')))));
-      return {
-        [COLUMNS.commands]: infos.reduce((sum, i) => sum + i.commands, 0),
-        [COLUMNS.scripts]: infos.reduce((sum, i) => sum + i.scripts, 0),
-        [COLUMNS.cpu]: infos.reduce((sum, i) => sum + i.cpuMicros, 0),
-      };
+      const byCommand = new Map<string, number>();
+      for (const info of infos) for (const [name, calls] of info.byCommand) byCommand.set(name, (byCommand.get(name) ?? 0) + calls);
+      return { byCommand, cpuMicros: infos.reduce((sum, i) => sum + i.cpuMicros, 0) };
     },
     close: () => clients.forEach((client) => client.disconnect()),
   };
@@ -75,7 +89,24 @@ const scenario: Scenario = {
       cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 0 });
       const masters = (await cluster.masters()).map((m) => m.node);
       counters = await redisCounters(masters.map((node) => node.port));
-      const readCounters = counters.read;
+      const read = counters.read;
+      // Calls by command during a target's measurements, for the notes: the harness reads a target's
+      // counters twice per measurement, before then after, so readings alternate.
+      const measuredCommands = new Map<string, { calls: Map<string, number>; answers: number; before?: RedisReading }>();
+      const countersOf = (name: string) => async (): Promise<Record<string, number>> => {
+        const reading = await read();
+        const entry = measuredCommands.get(name) ?? { calls: new Map<string, number>(), answers: 0 };
+        measuredCommands.set(name, entry);
+        if (entry.before === undefined) entry.before = reading;
+        else {
+          for (const [command, calls] of reading.byCommand) {
+            const grown = calls - (entry.before.byCommand.get(command) ?? 0);
+            if (grown > 0) entry.calls.set(command, (entry.calls.get(command) ?? 0) + grown);
+          }
+          delete entry.before;
+        }
+        return columns(reading);
+      };
       const seeds = cluster.seeds;
       const path = `/${BENCH_NETWORK}/v3/${BENCH_KEY}`;
       const request = mixRequest({ evm: path }, await anvilReadTargets(anvil.url));
@@ -101,7 +132,7 @@ const scenario: Scenario = {
             serverPids: servers.flatMap((server) => server.ready.pids),
             server: first!,
             moreServers: more,
-            counters: readCounters,
+            counters: countersOf(`instances-${instances}`),
           };
         },
       });
@@ -114,6 +145,11 @@ const scenario: Scenario = {
         options,
         [anvil.pid, ...cluster.nodes.flatMap((node) => (node.pid === undefined ? [] : [node.pid]))],
       );
+      const byCommand = outcome.targets.map((report) => {
+        const answers = report.rounds.reduce((sum, r) => sum + r.ok, 0);
+        const calls = [...(measuredCommands.get(report.name)?.calls ?? new Map<string, number>())].sort((a, b) => b[1] - a[1]);
+        return `${report.name}: ${calls.map(([command, n]) => `${command} ${(n / answers).toFixed(3)}`).join(', ') || 'none'}`;
+      });
       return {
         scenario: scenario.name,
         description: scenario.description,
@@ -123,6 +159,7 @@ const scenario: Scenario = {
           `instances: bench/servers/ledger-gateway.ts processes with ledger-redis { cluster: { nodes: [${seeds}] } }; the load generator's ${options.connections} connections go to them in turn; server CPU is the sum over the instances`,
           `Redis: a cluster of ${masters.length} masters without replicas (${masters.map((node) => node.address).join(', ')}); its CPU is counted with the upstream's`,
           `${COLUMNS.commands}: INFO commandstats calls summed over the masters (commands a script runs included, the bench's own INFO left out), growth during the measurement / correct answers; ${COLUMNS.scripts}: the EVAL/EVALSHA/FCALL among them; ${COLUMNS.cpu}: used_cpu_sys + used_cpu_user summed over the masters, growth / correct answers (cluster bus upkeep included)`,
+          `Redis calls per answer by command, over all measurements: ${byCommand.join('; ')}`,
         ],
       };
     } finally {

@@ -3,6 +3,7 @@
  * processes under `superviseWorkers`, 2 workers with the kernel rather than the primary picking the
  * worker (`node:cluster` SCHED_NONE), and 1 and 2 workers on a Redis store, as ratios to 1 worker. On a 2-core machine the load generator
  * shares the cores: the notes give each worker's share of the CPU, read from the group's /metrics.
+ * The instance half (1 to 3 gateways on one Redis Cluster) is `scale-instances.ts`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
