@@ -48,7 +48,7 @@ const scenario: Scenario = {
       const outcome = await runTargets(
         definitions,
         [
-          { numerator: 'gateway', denominator: 'bare-proxy', goal: 0.85 },
+          { numerator: 'gateway', denominator: 'bare-proxy', goal: 0.9 },
           { numerator: 'gateway', denominator: 'fastify-proxy', goal: 1.5 },
           { numerator: 'gateway', denominator: 'direct' },
         ],
