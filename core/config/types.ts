@@ -239,7 +239,15 @@ export interface GatewayConfig {
 /** Configuration as a user writes it: everything with a default may be left out. */
 export interface GatewayConfigInput {
   /** See {@link GatewayConfig.server}. */
-  server?: Partial<Omit<ServerConfig, 'adminListen'>> & { adminListen?: { host?: string; port: number } };
+  server?: Partial<Omit<ServerConfig, 'adminListen'>> & {
+    /** See {@link ServerConfig.adminListen}; `host` defaults to `127.0.0.1`. */
+    adminListen?: {
+      /** Interface to listen on (default `127.0.0.1`). */
+      host?: string;
+      /** Port to listen on; 0 picks a free one. */
+      port: number;
+    };
+  };
   /** See {@link GatewayConfig.log}. */
   log?: Partial<LogConfig>;
   /** See {@link GatewayConfig.plans}. Merged over the default plans. */

@@ -1,3 +1,4 @@
+import { subscribeWithin } from './subscribe-within.js';
 import { apiKeyHash, recordOf, type ApiKeyRecord, type KeyChanges, type KeyRegistry, type StoredKey } from '../../core/store-api.js';
 import { type KeyChangeListener } from '../../core/plugin-api.js';
 import type { RedisConnection } from './connection.js';
@@ -93,8 +94,7 @@ export class RedisKeyRegistry implements KeyRegistry {
       connected = true;
     });
     this.#subscriber = subscriber;
-    await subscriber.connect();
-    await subscriber.subscribe(this.#names.changes);
+    await subscribeWithin(subscriber, this.#names.changes, this.#conn.settings.connectTimeoutMs, this.#conn.address);
   }
 
   /** Calls `listener` with the hashes of the keys any instance changes (see `KeyStore.watch`). */

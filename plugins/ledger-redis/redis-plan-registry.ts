@@ -1,3 +1,4 @@
+import { subscribeWithin } from './subscribe-within.js';
 import { definedOf, type PlanChangeListener, type PlanChanges, type PlanRegistry, type StoredPlan } from '../../core/store-api.js';
 import type { RedisConnection } from './connection.js';
 import type { AnyRedis } from './client.js';
@@ -46,8 +47,7 @@ export class RedisPlanRegistry implements PlanRegistry {
       connected = true;
     });
     this.#subscriber = subscriber;
-    await subscriber.connect();
-    await subscriber.subscribe(this.#conn.names.planChanges);
+    await subscribeWithin(subscriber, this.#conn.names.planChanges, this.#conn.settings.connectTimeoutMs, this.#conn.address);
   }
 
   /** Unsubscribes. */

@@ -172,6 +172,7 @@ const keys = faults.flatMap((_, phase) => {
   return [{ key: big, id: idOf(big), plan: 'fleet' }, { key: small, id: idOf(small), plan: 'small' }];
 });
 
+const startedAt = Date.now();
 const fleet = await startFleet({
   instances: INSTANCES,
   workers: WORKERS,
@@ -183,7 +184,12 @@ const fleet = await startFleet({
   },
   redisSettings: { whenUnavailable: 'refuse', commandTimeoutMs: COMMAND_TIMEOUT_MS, usageFlushMs: USAGE_FLUSH_MS },
   hosts: (process.env.TOLLGATE_FLEET_HOSTS as 'auto' | 'netns' | 'loopback' | undefined) ?? 'auto',
+}).catch((error: unknown) => {
+  // Said in the TAP output, where a CI log shows it (a top-level throw would only reach stderr).
+  t.fail(`the fleet did not start within ${Math.round((Date.now() - startedAt) / 1000)} s: ${String((error as Error)?.message ?? error).slice(-8000)}`);
+  process.exit(1);
 });
+t.comment(`the fleet started in ${Math.round((Date.now() - startedAt) / 1000)} s`);
 t.teardown(() => fleet.close());
 const documented = documentedErrorKinds();
 

@@ -60,6 +60,10 @@ export interface Fleet {
 const MAIN = new URL('../../examples/gateway/main.ts', import.meta.url).pathname;
 const BOOKS = new URL('./books-child.ts', import.meta.url).pathname;
 const GATEWAY_READY = /Listening on http:\/\//;
+// The fleet's processes run as an operator's would: without the coverage loaders tap puts into NODE_OPTIONS
+// for its own children (nine gateway processes under V8 coverage, each writing its report at exit, are
+// the fleet test's heaviest cost and measure nothing it checks).
+const { NODE_OPTIONS: _tapLoaders, ...operatorEnv } = process.env;
 
 /** Starts the fleet: hosts, store, node, instances (in parallel), the books reader and HAProxy. */
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
@@ -95,7 +99,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       const workers = options.workers > 1 ? ['--workers', String(options.workers)] : [];
       const args = [...TSX_NODE_ARGS, MAIN, 'start', '--config', configFile, '--host', host.address, '--port', String(port), '--log-level', 'warn', ...store.startFlags, ...workers];
       // A primary and its workers compile the sources with tsx at start: minutes on a machine as busy as CI's.
-      const running = await startHostProcess(host, process.execPath, args, GATEWAY_READY, { env: { ...process.env, TOLLGATE_DATA_DIR: join(dir, name) }, timeoutMs: 240_000 });
+      const running = await startHostProcess(host, process.execPath, args, GATEWAY_READY, { env: { ...operatorEnv, TOLLGATE_DATA_DIR: join(dir, name) }, timeoutMs: 240_000 });
       return { name, host, port, process: running };
     };
     const instances = await Promise.all(names.map(async (name) => {
@@ -106,7 +110,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
 
     const books = await startHostProcess(services, process.execPath, [...TSX_NODE_ARGS, BOOKS], /READY/, {
       stdin: 'pipe',
-      env: { ...process.env, TOLLGATE_FLEET_REDIS: JSON.stringify(store.settings) },
+      env: { ...operatorEnv, TOLLGATE_FLEET_REDIS: JSON.stringify(store.settings) },
     });
     cleanups.push(() => books.killGroup());
 
