@@ -4,6 +4,7 @@
  * rather than serving on as an orphan. Run through a real `npx`, in a project whose `tollgate` command
  * runs this repository's sources.
  */
+import { userEnv as userEnvOf } from './helpers/user-env.js';
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
@@ -46,7 +47,7 @@ function descendants(pid: number): Array<{ pid: number; command: string }> {
 }
 
 t.test('SIGTERM to npx tollgate start drains and stops the gateway', async (t) => {
-  const { NODE_OPTIONS: _tapLoaders, ...env } = process.env;
+  const env = userEnvOf();
   const npx = await startServing('npx tollgate start', project, 'npx', ['--no-install', 'tollgate', 'start', '--config', 'gateway.yaml', '--data-dir', join(project, 'data')], { ...env, NODE_OPTIONS: '' });
   const gateway = descendants(npx.child.pid!).find((p) => p.command === 'node');
   t.ok(gateway, 'the gateway runs as a child process of npx');

@@ -12,6 +12,7 @@
  *    (tollgate and @tollgate/devnet), strict and NodeNext, the packages' declarations checked.
  * Also: every installed runtime package accepts the Node versions Tollgate declares.
  */
+import { userEnv as userEnvOf } from './helpers/user-env.js';
 import t from 'tap';
 import { STRICT_USER_OPTIONS } from './helpers/strict-compiler-options.js';
 import { execFile, spawn } from 'node:child_process';
@@ -31,7 +32,7 @@ import { deadLinks, relativeLinks } from './helpers/markdown-links.js';
 import { startRedisServer } from './helpers/redis-server.js';
 
 // Commands run as a user's would: without the loaders tap puts into NODE_OPTIONS for its own children.
-const { NODE_OPTIONS: _tapLoaders, ...userEnv } = process.env;
+const userEnv = userEnvOf();
 const execFileAsync = promisify(execFile);
 const run = (file: string, args: readonly string[], options: { cwd: string; maxBuffer?: number }): Promise<{ stdout: string; stderr: string }> =>
   execFileAsync(file, args, { ...options, env: userEnv, encoding: 'utf8' });

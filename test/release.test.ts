@@ -5,6 +5,7 @@
  * project they print no install-script warning of theirs and `npx tollgate --version` prints the version.
  * The repository's own package.json files keep their version (a dry run).
  */
+import { userEnv as userEnvOf } from './helpers/user-env.js';
 import t from 'tap';
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 // Commands run as a maintainer's would: without the loaders tap puts into NODE_OPTIONS for its own children.
-const { NODE_OPTIONS: _tapLoaders, ...userEnv } = process.env;
+const userEnv = userEnvOf();
 const execFileAsync = promisify(execFile);
 const run = (file: string, args: readonly string[], cwd: string): Promise<{ stdout: string; stderr: string }> =>
   execFileAsync(file, args, { cwd, env: userEnv, encoding: 'utf8', maxBuffer: 32 * 1024 * 1024 });

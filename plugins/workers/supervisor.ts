@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AskChannel, type AnswerHandler } from './ask-channel.js';
-import { sendQuietly, type IpcEnd } from './ipc-send.js';
+import { sendQuietly } from './ipc-send.js';
 import { GATHER_TOPIC, isTollgateMessage, type AnswerMessage, type AskMessage, type GroupState, type PrimaryMessage, type WorkerMessage } from './messages.js';
 
 /** Where the supervisor writes what happens to its workers (a pino logger fits). */
@@ -130,7 +130,7 @@ export function superviseWorkers(options: SupervisorOptions): WorkerGroup {
   const state = (): GroupState => ({ workers: options.workers, serving: [...members.values()].filter((m) => m.serving).length, draining, restarts: restartCount });
   const broadcast = (): void => {
     const message: PrimaryMessage = { tollgate: 'group', state: state() };
-    for (const member of members.values()) sendQuietly(member.worker as IpcEnd, message);
+    for (const member of members.values()) sendQuietly(member.worker, message);
   };
 
   const group: WorkerGroup = {
@@ -157,7 +157,7 @@ export function superviseWorkers(options: SupervisorOptions): WorkerGroup {
     const member: Member = {
       slot,
       worker,
-      channel: new AskChannel((message) => sendQuietly(worker as IpcEnd, message)),
+      channel: new AskChannel((message) => sendQuietly(worker, message)),
       startedAt: Date.now(),
       serving: false,
     };
@@ -170,14 +170,14 @@ export function superviseWorkers(options: SupervisorOptions): WorkerGroup {
       if (m.tollgate === 'ask') void member.channel.receiveQuestion(m, handlers);
       else if (m.tollgate === 'answer') member.channel.receiveAnswer(m);
       // The worker listens now: messages sent before would have been lost.
-      else if (m.tollgate === 'hello') sendQuietly(worker as IpcEnd, { tollgate: 'start', data: options.data ?? null, worker: slot } satisfies PrimaryMessage);
+      else if (m.tollgate === 'hello') sendQuietly(worker, { tollgate: 'start', data: options.data ?? null, worker: slot } satisfies PrimaryMessage);
       else if (m.tollgate === 'serving') {
         member.serving = true;
         everServed.add(slot);
         logger.info({ worker: slot, pid: worker.process.pid }, 'worker serving');
         broadcast();
         if (everServed.size === options.workers) resolveServing();
-        if (draining) sendQuietly(worker as IpcEnd, { tollgate: 'drain' } satisfies PrimaryMessage);
+        if (draining) sendQuietly(worker, { tollgate: 'drain' } satisfies PrimaryMessage);
       } else if (m.tollgate === 'failed') {
         logger.error({ worker: slot, pid: worker.process.pid, reason: m.reason }, 'worker failed to start');
         // A worker that cannot start never will on a retry (bad config, port taken): stop the group.
@@ -239,7 +239,7 @@ export function superviseWorkers(options: SupervisorOptions): WorkerGroup {
     logger.info({ reason, workers: members.size, drainTimeoutMs }, 'draining the workers');
     broadcast();
     for (const member of members.values()) {
-      if (!sendQuietly(member.worker as IpcEnd, { tollgate: 'drain' } satisfies PrimaryMessage)) member.worker.process.kill('SIGTERM');
+      if (!sendQuietly(member.worker, { tollgate: 'drain' } satisfies PrimaryMessage)) member.worker.process.kill('SIGTERM');
     }
     deadline = setTimeout(() => killAll(`the drain took longer than ${drainTimeoutMs} ms`), drainTimeoutMs);
     deadline.unref();

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { AskChannel, type AnswerHandler } from './ask-channel.js';
-import { sendQuietly, type IpcEnd } from './ipc-send.js';
+import { sendQuietly } from './ipc-send.js';
 import { GATHER_TOPIC, isTollgateMessage, type AnswerMessage, type AskMessage, type GroupState, type PrimaryMessage, type WorkerMessage } from './messages.js';
 
 /** What a worker serves: something that drains and releases everything in `close()` (a gateway does). */
@@ -47,7 +47,7 @@ function exitAfterFlush(code: number): void {
  */
 export async function runWorker<T = unknown>(serve: (data: T, membership: WorkerMembership) => Promise<Closable>): Promise<void> {
   if (!cluster.isWorker) throw new Error('runWorker runs in a worker process that superviseWorkers forked');
-  const send = (message: WorkerMessage | AskMessage | AnswerMessage): boolean => sendQuietly(process as IpcEnd, message);
+  const send = (message: WorkerMessage | AskMessage | AnswerMessage): boolean => sendQuietly(process, message);
   const channel = new AskChannel(send);
   const handlers = new Map<string, AnswerHandler>();
   let state: GroupState = { workers: 1, serving: 0, draining: false, restarts: 0 };

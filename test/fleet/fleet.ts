@@ -4,6 +4,7 @@
  * behind HAProxy. Everything is a parameter the fleet test varies: how many instances, how many workers
  * each, which store.
  */
+import { userEnv as userEnvOf } from '../helpers/user-env.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,7 +64,7 @@ const GATEWAY_READY = /Listening on http:\/\//;
 // The fleet's processes run as an operator's would: without the coverage loaders tap puts into NODE_OPTIONS
 // for its own children (nine gateway processes under V8 coverage, each writing its report at exit, are
 // the fleet test's heaviest cost and measure nothing it checks).
-const { NODE_OPTIONS: _tapLoaders, ...operatorEnv } = process.env;
+const operatorEnv = userEnvOf();
 
 /** Starts the fleet: hosts, store, node, instances (in parallel), the books reader and HAProxy. */
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
