@@ -1,10 +1,10 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { Errors } from '../errors/catalog.js';
 import type { GatewayConfig } from '../config/types.js';
-import type { ApiKeyRecord, KeyStore, Plan } from './keys.js';
+import type { ApiKeyRecord, KeyStore } from './keys.js';
 import type { KeyAccess, KeyCheck } from '../plugin/runtime.js';
 import { isPromise } from '../util/maybe-promise.js';
-import type { PlanLookup } from './plan-book.js';
+import { planMap, type PlanLookup } from './plan-book.js';
 
 /**
  * Admits a key record found in the key store: live, and on a plan the gateway serves. A key's plan is
@@ -12,7 +12,7 @@ import type { PlanLookup } from './plan-book.js';
  * else (no record, a revoked key, an unknown plan) is refused with `UNAUTHORIZED`, alike.
  */
 export function createKeyAdmission(config: GatewayConfig, plans?: PlanLookup): (key: ApiKeyRecord | undefined) => KeyAccess {
-  const configPlans = new Map<string, Plan>(Object.entries(config.plans).map(([name, plan]) => [name, { name, ...plan }]));
+  const configPlans = planMap(config.plans);
   const planOf = plans ?? ((name: string) => configPlans.get(name));
   return (key) => {
     const plan = key === undefined ? undefined : planOf(key.plan);

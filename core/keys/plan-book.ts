@@ -6,6 +6,11 @@ import type { PlanRegistry } from './plan-registry.js';
 /** Finds a plan by name, synchronously (the key check runs it on every call). */
 export type PlanLookup = (name: string) => Plan | undefined;
 
+/** The config's plans by name, as the {@link Plan}s keys are checked against. */
+export function planMap(plans: Readonly<GatewayConfig['plans']>): Map<string, Plan> {
+  return new Map(Object.entries(plans).map(([name, plan]) => [name, { name, ...plan }]));
+}
+
 /**
  * Every plan a key may be on: the config's (the current one, after a reload too) and the managed plans
  * of a {@link PlanRegistry}, held in memory so that a call never waits for the store. The managed plans
@@ -67,7 +72,7 @@ export class PlanBook {
     const plans = this.#config().plans;
     if (plans !== this.#configPlans) {
       this.#configPlans = plans;
-      this.#fromConfig = new Map(Object.entries(plans).map(([name, plan]) => [name, { name, ...plan }]));
+      this.#fromConfig = planMap(plans);
     }
     return this.#fromConfig;
   }

@@ -17,7 +17,7 @@ import {
 } from '../../core/plugin-api.js';
 import type { KeyTraffic, TrafficRecorder } from './traffic-recorder.js';
 import { PlanManager } from './plan-manager.js';
-import { KeyManagerError } from './manager-error.js';
+import { KeyManagerError, storeOperation } from './manager-error.js';
 
 export { KeyManagerError } from './manager-error.js';
 
@@ -354,12 +354,7 @@ export class KeyManager {
   }
 
   /** Runs a store operation; a store that cannot be reached becomes `unavailable`. */
-  async #store<T>(operation: () => T | Promise<T>): Promise<T> {
-    try {
-      return await operation();
-    } catch (error) {
-      if (error instanceof KeyManagerError) throw error;
-      throw new KeyManagerError('unavailable', `the key store cannot be reached: ${(error as Error).message}`);
-    }
+  #store<T>(operation: () => T | Promise<T>): Promise<T> {
+    return storeOperation('key store', operation);
   }
 }

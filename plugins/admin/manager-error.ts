@@ -11,3 +11,13 @@ export class KeyManagerError extends Error {
     this.status = { bad_request: 400, not_found: 404, conflict: 409, read_only: 409, unavailable: 503 }[code];
   }
 }
+
+/** Runs a store operation for a manager; a store that cannot be reached becomes `unavailable`, naming `store`. */
+export async function storeOperation<T>(store: string, operation: () => T | Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof KeyManagerError) throw error;
+    throw new KeyManagerError('unavailable', `the ${store} cannot be reached: ${(error as Error).message}`);
+  }
+}

@@ -1,6 +1,6 @@
 import type { KeyRegistry, PlanRegistry, StoredPlan } from '../../core/store-api.js';
 import type { GatewayConfig } from '../../core/plugin-api.js';
-import { KeyManagerError } from './manager-error.js';
+import { KeyManagerError, storeOperation } from './manager-error.js';
 
 /** A plan as operators see it. */
 export interface PlanView {
@@ -161,13 +161,8 @@ export class PlanManager {
   }
 
   /** Runs a store operation; a store that cannot be reached becomes `unavailable`. */
-  async #store<T>(operation: () => T | Promise<T>): Promise<T> {
-    try {
-      return await operation();
-    } catch (error) {
-      if (error instanceof KeyManagerError) throw error;
-      throw new KeyManagerError('unavailable', `the plan store cannot be reached: ${(error as Error).message}`);
-    }
+  #store<T>(operation: () => T | Promise<T>): Promise<T> {
+    return storeOperation('plan store', operation);
   }
 }
 
