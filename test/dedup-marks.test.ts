@@ -1,13 +1,8 @@
 import t, { type Test } from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { MemoryDedupMarks, type DedupMarks } from '../core/plugin-api.js';
-import { createRedisStore } from '../plugins/ledger-redis/index.js';
 import { RedisDedupMarks } from '../plugins/ledger-redis/redis-dedup-marks.js';
-import { openSqliteStore } from '../plugins/ledger-sqlite/index.js';
 import { SqliteDedupMarks } from '../plugins/ledger-sqlite/sqlite-dedup-marks.js';
-import { startRedisServer } from './helpers/redis-server.js';
+import { twoRedisStores, twoSqliteStores } from './helpers/store-pairs.js';
 
 // The DedupMarks contract, checked the same way on each implementation: memory (the core's default),
 // SQLite (two connections to one file, as two workers hold) and Redis (two connections, as two instances).
@@ -41,22 +36,12 @@ t.test('memory', async (t) => {
 });
 
 t.test('SQLite: two connections to one database', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'tollgate-dedup-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const a = openSqliteStore({ path: join(dir, 'tollgate.db') });
-  const b = openSqliteStore({ path: join(dir, 'tollgate.db') });
-  t.teardown(() => { a.close(); b.close(); });
+  const [a, b] = twoSqliteStores(t, 'dedup');
   await contract(t, new SqliteDedupMarks(a.db), new SqliteDedupMarks(b.db));
 });
 
 t.test('Redis: two connections', async (t) => {
-  const redis = await startRedisServer();
-  t.teardown(() => redis.stop());
-  const a = createRedisStore({ url: redis.url, prefix: 'dm:' });
-  const b = createRedisStore({ url: redis.url, prefix: 'dm:' });
-  await a.open();
-  await b.open();
-  t.teardown(async () => { await a.close(); await b.close(); });
+  const [a, b] = await twoRedisStores(t, 'dm:');
   // Redis expires by its own clock: the contract's times are given relative to now there.
   const now = Date.now() - T0;
   const shifted = (marks: RedisDedupMarks): DedupMarks => ({ mark: (id, w, at) => marks.mark(id, w, at + now), unmark: (id) => marks.unmark(id) });

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { DedupMarks } from '../../core/plugin-api.js';
 import type { RedisConnection } from './connection.js';
+import { OutageWarning } from './outage-warning.js';
 
 /**
  * KEYS: the mark. ARGV: now, window ms. A mark is live while its value (its expiry, by the gateway's
@@ -22,23 +23,22 @@ return 1`;
 export class RedisDedupMarks implements DedupMarks {
   readonly #conn: RedisConnection;
   readonly #prefix: string;
-  readonly #logger: Logger | undefined;
-  #warned = false;
+  readonly #outage: OutageWarning;
 
   constructor(connection: RedisConnection, logger?: Logger) {
     this.#conn = connection;
     this.#prefix = `${connection.settings.prefix}dedup:`;
-    this.#logger = logger;
+    this.#outage = new OutageWarning(logger);
   }
 
   /** See {@link DedupMarks.mark}. */
   async mark(id: string, windowMs: number, now: number): Promise<boolean> {
     try {
       const made = await this.#conn.client.eval(MARK, 1, `${this.#prefix}${id}`, now, windowMs);
-      this.#warned = false;
+      this.#outage.succeeded();
       return made === 1;
     } catch (error) {
-      this.#warn(error, 'a repeated call could not be recognised: Redis did not answer; it is charged as a first one');
+      this.#outage.failed(error, 'a repeated call could not be recognised: Redis did not answer; it is charged as a first one');
       return true;
     }
   }
@@ -48,12 +48,7 @@ export class RedisDedupMarks implements DedupMarks {
     try {
       await this.#conn.client.del(`${this.#prefix}${id}`);
     } catch (error) {
-      this.#warn(error, 'a refunded call\'s mark could not be taken back: Redis did not answer; a repeat within the window is not charged');
+      this.#outage.failed(error, 'a refunded call\'s mark could not be taken back: Redis did not answer; a repeat within the window is not charged');
     }
-  }
-
-  #warn(error: unknown, message: string): void {
-    if (!this.#warned) this.#logger?.warn({ reason: (error as Error).message }, message);
-    this.#warned = true;
   }
 }
