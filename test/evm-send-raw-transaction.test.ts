@@ -11,13 +11,17 @@ import { startAnvil, type AnvilInstance } from '@tollgate/devnet';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { saysAlreadySent } from '../plugins/evm/resent-transaction.js';
-import { startTestGateway } from './helpers/gateway.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { startGatewayProcess, type GatewayProcess } from './helpers/gateway-process.js';
 import { redisAvailable, startRedisServer } from './helpers/redis-server.js';
 import { startChaosUpstream } from './helpers/failover-upstreams.js';
 import { post, rpc } from './helpers/json-rpc.js';
 import { until } from './helpers/until.js';
 import { createRedisStore } from '../plugins/ledger-redis/index.js';
+import { ledgerSqlite } from '../plugins/ledger-sqlite/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 // Anvil's first dev account, and a recipient.
 const sender = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
@@ -128,6 +132,25 @@ t.test('a resend while the first is still in the pool ("already imported") gets 
   const day = new Date().toISOString().slice(0, 10);
   await until('both instances flushed their usage', async () => (await store.usage.usage('sender', day))['eth_sendRawTransaction']?.calls === 4);
   t.match((await store.usage.usage('sender', day))['eth_sendRawTransaction'], { calls: 4, credits: COST }, 'usage: four calls, one charge');
+});
+
+t.test('a resend through another worker\'s gateway on one SQLite file is charged once', async (t) => {
+  const node = await startAnvil();
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-send-raw-'));
+  t.teardown(async () => { await node.stop(); rmSync(dir, { recursive: true, force: true }); });
+  const config: GatewayConfigInput = { plans: PLANS, keys: KEYS, networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: node.url }] }] };
+  const gateways: TestGateway[] = [];
+  for (let i = 0; i < 2; i++) gateways.push(await startTestGateway(config, [ledgerSqlite({ path: join(dir, 'tollgate.db') }), httpTransport(), evmFamily()]));
+  t.teardown(() => Promise.all(gateways.map((g) => g.close())));
+  const raw = await signTransfer(node, 0);
+  const hash = keccak256(raw);
+  const clients = gateways.map((g) => createWalletClient({ chain: foundry, transport: http(g.url('eth', KEY), { retryCount: 0 }) }));
+  t.same([await clients[0]!.sendRawTransaction({ serializedTransaction: raw }), await clients[1]!.sendRawTransaction({ serializedTransaction: raw })], [hash, hash]);
+  const ledger = gateways[1]!.gateway.container.resolve<CreditLedger>(Tokens.CreditLedger);
+  t.equal((await ledger.balance('sender', 1e12, new Date())).used, COST, 'one charge in the shared database');
+  const other = await signTransfer(node, 1);
+  t.equal(await clients[1]!.sendRawTransaction({ serializedTransaction: other }), keccak256(other));
+  t.equal((await ledger.balance('sender', 1e12, new Date())).used, 2 * COST, 'another transaction is another charge');
 });
 
 t.test('the node dies between send and answer: the transaction is not sent to another node', async (t) => {
