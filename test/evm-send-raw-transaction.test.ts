@@ -134,6 +134,30 @@ t.test('a resend while the first is still in the pool ("already imported") gets 
   t.match((await store.usage.usage('sender', day))['eth_sendRawTransaction'], { calls: 4, credits: COST }, 'usage: four calls, one charge');
 });
 
+t.test('the resend window: a send after it is charged again; plugins.evm.resendWindowMs sets it', async (t) => {
+  const node = await startAnvil({ noMining: true });
+  t.teardown(() => node.stop());
+  let now = Date.UTC(2026, 0, 5, 12);
+  const clock = { now: () => now };
+  const gw = await startTestGateway({ plans: PLANS, keys: KEYS, networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: node.url }] }], plugins: { evm: { resendWindowMs: 5_000 } } }, [httpTransport(), evmFamily()], { clock });
+  t.teardown(() => gw.close());
+  const ledger = gw.gateway.container.resolve<CreditLedger>(Tokens.CreditLedger);
+  const used = async (): Promise<number> => (await ledger.balance('sender', 1e12, new Date(now))).used;
+  const raw = await signTransfer(node, 0);
+  const hash = keccak256(raw);
+  t.same((await send(gw.url('eth', KEY), raw)).result, hash);
+  now += 4_999;
+  t.same((await send(gw.url('eth', KEY), raw)).result, hash, 'still in the pool: the hash');
+  t.equal(await used(), COST, 'within the window: one charge');
+  now += 1;
+  t.same((await send(gw.url('eth', KEY), raw)).result, hash);
+  t.equal(await used(), 2 * COST, 'the window ran from the first send: a send at its end is charged again');
+  await t.rejects(
+    startTestGateway({ networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: node.url }] }], plugins: { evm: { resendWindowMs: 0 } } }, [httpTransport(), evmFamily()]),
+    { name: 'ConfigError', message: /plugins\.evm\.resendWindowMs: must be >= 1/ },
+  );
+});
+
 t.test('a resend through another worker\'s gateway on one SQLite file is charged once', async (t) => {
   const node = await startAnvil();
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-send-raw-'));
