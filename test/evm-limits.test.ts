@@ -232,7 +232,7 @@ t.test('settings: spec defaults, code options, and the config section over both'
   const defaults = resolveEvmSettings();
   t.same(
     { ...defaults, clock: undefined },
-    { getLogsMaxParams: 5000, getLogsMaxResults: 10_000, getLogsTimeoutMs: 10_000, gasCapPercent: 1000, blockGasLimitTtlMs: 5000, filterIdleMs: 300_000, filtersPerKey: 100, debug: {}, credits: {}, clock: undefined },
+    { getLogsMaxParams: 5000, getLogsMaxResults: 10_000, getLogsTimeoutMs: 10_000, gasCapPercent: 1000, blockGasLimitTtlMs: 5000, filterIdleMs: 300_000, filtersPerKey: 100, resendWindowMs: 60_000, debug: {}, credits: {}, clock: undefined },
   );
   const merged = resolveEvmSettings({ getLogsMaxResults: 20_000, getLogsMaxParams: 100 }, { getLogsMaxParams: 200 });
   t.equal(merged.getLogsMaxResults, 20_000, 'from code');
