@@ -52,6 +52,13 @@ export function resolveConfig(input: GatewayConfigInput | unknown, source?: stri
     const problem = addressRangeProblem(entry);
     if (problem !== undefined) problems.push(`server.trustedProxies[${i}]: ${problem}`);
   });
+  config.networks.forEach((network, i) => {
+    // Forwarding is an allowlist: a policy that lists nothing would refuse every name, surely not what was meant.
+    const policy = network.unknownMethods;
+    if (policy?.policy === 'forward' && (policy.namespaces ?? []).length + (policy.methods ?? []).length === 0) {
+      problems.push(`networks[${i}].unknownMethods: policy forward lists nothing to forward: give namespaces (eth, trace) or methods`);
+    }
+  });
   duplicate(config.keys.map((k) => k.key), 'keys[*].key');
   duplicate(config.networks.map((n) => n.name), 'networks[*].name');
   if (problems.length > 0) throw new ConfigError(problems, source);
