@@ -2,6 +2,7 @@ import type { GatewayConfig, GatewayConfigInput, TollgatePlugin } from 'tollgate
 import { MissingPeerError } from 'tollgate';
 import { LEDGER_REDIS, LEDGER_SQLITE, storeKind } from './store-flags.js';
 import { docsPath } from './docs-path.js';
+import { redisStoreSettings } from './store-target.js';
 import { admin, ADMIN_PLUGIN, ADMIN_TOKEN_ENV, type AdminPlugin } from 'tollgate/plugins/admin';
 import { accessLog, metrics, METRICS_PLUGIN } from 'tollgate/plugins/metrics';
 import { health } from 'tollgate/plugins/health';
@@ -70,9 +71,8 @@ export async function loadOperatorPlugins(config: GatewayConfigInput | GatewayCo
 export async function operatorBanner(config: GatewayConfig, plugins: readonly TollgatePlugin[], origin: string): Promise<string[]> {
   const lines: string[] = [];
   if (storeKind(config) === 'redis') {
-    const { storeAddress } = await import('tollgate/plugins/ledger-redis');
-    const settings = (config.plugins[LEDGER_REDIS] ?? {}) as Parameters<typeof storeAddress>[0];
-    lines.push(`  Store:     Redis at ${storeAddress({ ...settings, url: String(settings.url ?? 'redis://127.0.0.1:6379') })} (keys, balances and usage shared by every instance)`);
+    const { storeDescription } = await import('tollgate/plugins/ledger-redis');
+    lines.push(`  Store:     ${storeDescription(redisStoreSettings(config))} (keys, balances and usage shared by every instance)`);
   } else {
     const { DEFAULT_SQLITE_PATH } = await import('tollgate/plugins/ledger-sqlite');
     const path = String(config.plugins[LEDGER_SQLITE]?.path ?? DEFAULT_SQLITE_PATH);
