@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { ConfigError, loadConfigFile } from '../core/index.js';
 import { interpolateEnv } from '../core/plugin-api.js';
 import { TSX_NODE_ARGS } from './helpers/tsx-node-args.js';
+import { resolveRedisSettings } from '../plugins/ledger-redis/settings.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'tollgate-config-env-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -52,7 +53,52 @@ t.test('an unset variable, or a placeholder that is no reference, is an error na
   const placeholder = interpolateEnv({ plugins: { admin: { token: '${a long random string}' } } }, {});
   t.same(placeholder.problems, ['plugins.admin.token: "${a long random string}" is not an environment variable reference (${NAME} or ${NAME:-default}; "$${" for a literal "${")']);
   t.same(interpolateEnv({ a: ['x ${OPEN'] }, {}).problems, ['a[0]: "${" is not closed by "}" (write "$${" for a literal "${")']);
-  t.same(interpolateEnv({ a: 'no references', n: 5 }, {}), { value: { a: 'no references', n: 5 }, fields: [], problems: [] });
+  t.same(interpolateEnv({ a: 'no references', n: 5 }, {}), { value: { a: 'no references', n: 5 }, fields: [], referenced: [], problems: [] });
+});
+
+t.test('a reference where the schema wants a number or a boolean gives one (the gateway\'s fields and a plugin\'s)', async (t) => {
+  const typedFile = join(dir, 'typed.yaml');
+  await writeFile(typedFile, [
+    'server:',
+    '  port: ${PORT}',
+    '  maxBatchSize: "${BATCH:-50}"',
+    '  servedByHeader: ${SERVED_BY}',
+    '  host: "${HOST}"',
+    'networks:',
+    '  - name: eth',
+    '    families: [evm]',
+    '    upstreams:',
+    '      - url: "http://127.0.0.1:8545"',
+    '        weight: ${WEIGHT}',
+    '        timeoutMs: ${TIMEOUT_MS:-1500}',
+    'plugins:',
+    '  ledger-redis:',
+    '    url: "redis://127.0.0.1:${REDIS_PORT}"',
+    '    usageFlushMs: ${FLUSH_MS}',
+    '    prefix: "${PREFIX}"',
+    '',
+  ].join('\n'));
+  const env = { PORT: '8600', SERVED_BY: 'false', HOST: '10', WEIGHT: '2.5', REDIS_PORT: '6390', FLUSH_MS: '250', PREFIX: '42' };
+  const config = await loadConfigFile(typedFile, env);
+  t.equal(config.server.port, 8600, 'an integer field');
+  t.equal(config.server.maxBatchSize, 50, 'from a default too');
+  t.equal(config.server.servedByHeader, false, 'a boolean field');
+  t.equal(config.server.host, '10', 'a string field keeps a string that spells a number');
+  t.equal(config.networks[0]!.upstreams[0]!.weight, 2.5, 'a number field');
+  t.equal(config.networks[0]!.upstreams[0]!.timeoutMs, 1500);
+  const redis = resolveRedisSettings([config.plugins['ledger-redis']]);
+  t.equal(redis.usageFlushMs, 250, 'a plugin\'s integer field, typed by the plugin\'s schema');
+  t.equal(redis.prefix, '42', 'and its string field stays a string');
+  t.equal(redis.url, 'redis://127.0.0.1:6390');
+
+  const wrong = await loadConfigFile(typedFile, { ...env, PORT: '80.5', FLUSH_MS: 'soon' }).then(() => undefined, (e: unknown) => e);
+  t.type(wrong, ConfigError);
+  t.match((wrong as ConfigError).problems, ['server.port: must be integer'], 'what spells no integer is named as before');
+  const written = join(dir, 'quoted.yaml');
+  await writeFile(written, 'server: { port: "8600" }\nnetworks:\n  - { name: eth, families: [evm], upstreams: [{ url: "http://127.0.0.1:8545" }] }\n');
+  await t.rejects(loadConfigFile(written, {}), { message: /\n {2}server\.port: must be integer$/ }, 'a number written in quotes in the file stays a mistake');
+  const plain = await loadConfigFile(typedFile, { ...env, FLUSH_MS: 'soon' });
+  t.throws(() => resolveRedisSettings([plain.plugins['ledger-redis']]), { message: /\n {2}plugins\.ledger-redis\.usageFlushMs: must be integer$/ });
 });
 
 t.test('config check masks the values taken from the environment', async (t) => {
