@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { Tokens } from '../core/plugin-api.js';
 import { type CreditLedger } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
@@ -85,65 +85,59 @@ const relayed = (names: ReadonlyArray<readonly [string, unknown[]]>): number => 
 const notFound = (method: string): { code: number; message: string } => ({ code: -32601, message: `the method ${method} does not exist/is not available` });
 const WS_URL = `${gw.origin.replace('http', 'ws')}/open/ws/v3/${KEY}`;
 
-t.test('admin namespaces are refused with -32601 before any node is asked, uncharged: single calls over HTTP', async (t) => {
-  const state = await nodeState();
-  const before = await used();
-  for (const [method, params] of ADMIN_CALLS) {
-    const res = await post(gw.url('open', KEY), rpc(method, params, 5));
-    t.same((res.json as { error: unknown }).error, notFound(method), method);
-  }
-  t.equal(relayed(ADMIN_CALLS), 0, 'no admin call reached the node');
-  t.equal(await used(), before, 'not charged');
-  t.same(await nodeState(), state, 'block number, balance, nonce and code unchanged');
-});
+type Answer = { id: number; error?: unknown; result?: unknown };
 
-t.test('in a batch', async (t) => {
+/** Sends every admin call over `transport` and checks each got -32601, none reached the node or cost a credit, and the node's state held. */
+async function refusedOver(t: Test, send: () => Promise<Answer[]>): Promise<void> {
   const state = await nodeState();
   const before = await used();
-  const res = await post(gw.url('open', KEY), ADMIN_CALLS.map(([method, params], i) => rpc(method, params, i)));
-  const answers = res.json as Array<{ id: number; error?: unknown }>;
+  const answers = await send();
   t.equal(answers.length, ADMIN_CALLS.length);
   for (const answer of answers) t.same(answer.error, notFound(ADMIN_CALLS[answer.id]![0]), ADMIN_CALLS[answer.id]![0]);
   t.equal(relayed(ADMIN_CALLS), 0, 'no admin call reached the node');
   t.equal(await used(), before, 'not charged');
-  t.same(await nodeState(), state, 'node state unchanged');
-});
+  t.same(await nodeState(), state, 'block number, balance, nonce and code unchanged');
+}
 
-t.test('over WebSocket', async (t) => {
-  const state = await nodeState();
-  const before = await used();
-  const ws = await openWs(WS_URL);
-  t.teardown(() => ws.close());
-  ADMIN_CALLS.forEach(([method, params], i) => ws.send(rpc(method, params, i)));
-  const answers = (await ws.waitFor(ADMIN_CALLS.length)) as Array<{ id: number; error?: unknown }>;
-  for (const answer of answers) t.same(answer.error, notFound(ADMIN_CALLS[answer.id]![0]), ADMIN_CALLS[answer.id]![0]);
-  t.equal(relayed(ADMIN_CALLS), 0, 'no admin call reached the node');
-  t.equal(await used(), before, 'not charged');
-  t.same(await nodeState(), state, 'node state unchanged');
-});
+t.test('admin namespaces are refused with -32601 before any node is asked, uncharged: single calls over HTTP', (t) =>
+  refusedOver(t, async () => {
+    const answers: Answer[] = [];
+    for (const [i, [method, params]] of ADMIN_CALLS.entries()) answers.push((await post(gw.url('open', KEY), rpc(method, params, i))).json as Answer);
+    return answers;
+  }));
+
+t.test('in a batch', (t) => refusedOver(t, async () => (await post(gw.url('open', KEY), ADMIN_CALLS.map(([method, params], i) => rpc(method, params, i)))).json as Answer[]));
+
+t.test('over WebSocket', (t) =>
+  refusedOver(t, async () => {
+    const ws = await openWs(WS_URL);
+    t.teardown(() => ws.close());
+    ADMIN_CALLS.forEach(([method, params], i) => ws.send(rpc(method, params, i)));
+    return (await ws.waitFor(ADMIN_CALLS.length)) as Answer[];
+  }));
 
 t.test('listed namespaces and methods named one by one are forwarded at the policy\'s price', async (t) => {
   const direct = await Promise.all(ALLOWED_CALLS.map(([method, params]) => anvil.rpc(method, params)));
-  const check = async (transport: string, answers: Array<{ id: number; result?: unknown }>, relayedBefore: number, usedBefore: number): Promise<void> => {
+  const check = async (transport: string, answers: Answer[], relayedBefore: number, usedBefore: number): Promise<void> => {
     for (const answer of answers) t.same(answer.result, direct[answer.id], `${transport}: ${ALLOWED_CALLS[answer.id]![0]} answered by the node`);
     t.equal(relayed(ALLOWED_CALLS), relayedBefore + ALLOWED_CALLS.length, `${transport}: each reached the node once`);
     t.equal(await used(), usedBefore + PRICE * ALLOWED_CALLS.length, `${transport}: ${PRICE} credits each`);
   };
 
   let [relayedBefore, usedBefore] = [relayed(ALLOWED_CALLS), await used()];
-  const singles = [];
-  for (const [i, [method, params]] of ALLOWED_CALLS.entries()) singles.push((await post(gw.url('open', KEY), rpc(method, params, i))).json as { id: number; result?: unknown });
+  const singles: Answer[] = [];
+  for (const [i, [method, params]] of ALLOWED_CALLS.entries()) singles.push((await post(gw.url('open', KEY), rpc(method, params, i))).json as Answer);
   await check('single', singles, relayedBefore, usedBefore);
 
   [relayedBefore, usedBefore] = [relayed(ALLOWED_CALLS), await used()];
   const batch = await post(gw.url('open', KEY), ALLOWED_CALLS.map(([method, params], i) => rpc(method, params, i)));
-  await check('batch', batch.json as Array<{ id: number; result?: unknown }>, relayedBefore, usedBefore);
+  await check('batch', batch.json as Answer[], relayedBefore, usedBefore);
 
   [relayedBefore, usedBefore] = [relayed(ALLOWED_CALLS), await used()];
   const ws = await openWs(WS_URL);
   t.teardown(() => ws.close());
   ALLOWED_CALLS.forEach(([method, params], i) => ws.send(rpc(method, params, i)));
-  await check('ws', (await ws.waitFor(ALLOWED_CALLS.length)) as Array<{ id: number; result?: unknown }>, relayedBefore, usedBefore);
+  await check('ws', (await ws.waitFor(ALLOWED_CALLS.length)) as Answer[], relayedBefore, usedBefore);
 });
 
 t.test('a policy that would open an admin or switched-off namespace is a configuration error', async (t) => {
