@@ -176,3 +176,14 @@ t.test('with debug_ switched on, its family methods are served and other debug_ 
   const trace = await post(traced.url('eth', KEY), rpc('debug_traceTransaction', [sent]));
   t.ok((trace.json as { result?: unknown }).result !== undefined, 'the family\'s own debug_ method is served');
 });
+
+t.test('a reload that would open an admin namespace is refused whole, and the running policy stays', async (t) => {
+  const network = { name: 'open', families: ['evm'], upstreams: [{ url: relay.url }] };
+  await t.rejects(
+    gw.gateway.reload({ keys: [{ key: KEY, plan: 'custom', id: 'client' }], networks: [{ ...network, unknownMethods: { policy: 'forward', credits: PRICE, namespaces: ['eth', 'evm'] } }] }),
+    { name: 'ConfigError', message: /networks\[0\]\.unknownMethods\.namespaces\[1\]: evm_ methods administer the node/ },
+  );
+  const res = await post(gw.url('open', KEY), rpc('evm_mine', []));
+  t.same((res.json as { error: unknown }).error, notFound('evm_mine'));
+  t.equal(relay.count('evm_mine'), 0, 'no node asked');
+});
