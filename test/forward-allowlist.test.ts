@@ -140,6 +140,27 @@ t.test('listed namespaces and methods named one by one are forwarded at the poli
   await check('ws', (await ws.waitFor(ALLOWED_CALLS.length)) as Answer[], relayedBefore, usedBefore);
 });
 
+t.test('eth_ methods that sign with the node\'s keys or send without a signature are refused by the family, whatever the policy', async (t) => {
+  const balance = await anvil.rpc('eth_getBalance', [stranger, 'latest']);
+  const before = await used();
+  const typedData = JSON.stringify({ types: { EIP712Domain: [] }, primaryType: 'EIP712Domain', domain: {}, message: {} });
+  const calls: Array<[string, unknown[]]> = [
+    ['eth_signTypedData_v4', [holder, typedData]],
+    ['eth_signTypedData_v3', [holder, typedData]],
+    ['eth_signTypedData', [holder, typedData]],
+    ['eth_sendUnsignedTransaction', [{ from: holder, to: stranger, value: '0x1' }]],
+  ];
+  for (const [method, params] of calls) {
+    const res = await post(gw.url('open', KEY), rpc(method, params));
+    const error = (res.json as { error: { code: number; message: string } }).error;
+    t.equal(error.code, -32004, method);
+    t.match(error.message, new RegExp(`^${method}: `));
+    t.equal(relay.count(method), 0, `${method}: no node asked`);
+  }
+  t.equal(await used(), before, 'not charged');
+  t.equal(await anvil.rpc('eth_getBalance', [stranger, 'latest']), balance, 'no funds moved');
+});
+
 t.test('a policy that would open an admin or switched-off namespace is a configuration error', async (t) => {
   const start = (unknownMethods: Record<string, unknown>, debug = false): Promise<unknown> =>
     startTestGateway(
