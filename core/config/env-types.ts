@@ -1,23 +1,23 @@
 /**
  * Values a configuration file takes from the environment are strings (`server.port: ${PORT}`); where the
- * schema wants a number, an integer or a boolean and the string spells one, the value becomes that
- * number or boolean. Only values taken from the environment are turned: a number written in quotes in
- * the file stays the mistake the schema names.
+ * gateway's schema wants a number, an integer or a boolean and the string spells one, the value becomes
+ * that number or boolean. Only referenced values are turned: a number written in quotes in the file
+ * stays the mistake the schema names. Plugins' sections are typed by nothing here: the gateway's schema
+ * does not know their fields, and a plugin checks its section where it is assembled, without the file.
  *
  * @module
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 
-// The settings sections of plugins, by object: the fields (relative to the section) whose value came from
-// the environment, so that a plugin's own schema can type them when it validates its section.
-const sectionFields = new WeakMap<object, ReadonlySet<string>>();
+/** The members a JSON pointer (a validation error's `instancePath`) names, unescaped. */
+function pointerParts(instancePath: string): string[] {
+  return instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
 
-/** A field path as the configuration's problems and {@link interpolateEnv}'s `fields` write it (`networks[0].upstreams[1].url`). */
+/** A field path as the configuration's problems and `interpolateEnv`'s fields write it (`networks[0].upstreams[1].url`). */
 function fieldOf(instancePath: string): string {
   let path = '';
-  for (const part of instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))) {
-    path += /^\d+$/.test(part) ? `[${part}]` : path === '' ? part : `.${part}`;
-  }
+  for (const part of pointerParts(instancePath)) path += /^\d+$/.test(part) ? `[${part}]` : path === '' ? part : `.${part}`;
   return path;
 }
 
@@ -34,7 +34,7 @@ function typed(text: string, wanted: readonly string[]): number | boolean | unde
 }
 
 function setAt(data: unknown, instancePath: string, value: unknown): void {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointerParts(instancePath);
   let target = data as Record<string, unknown>;
   for (const part of parts.slice(0, -1)) target = target[part] as Record<string, unknown>;
   target[parts.at(-1)!] = value;
@@ -42,7 +42,7 @@ function setAt(data: unknown, instancePath: string, value: unknown): void {
 
 function getAt(data: unknown, instancePath: string): unknown {
   let value = data;
-  for (const part of instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))) value = (value as Record<string, unknown> | undefined)?.[part];
+  for (const part of pointerParts(instancePath)) value = (value as Record<string, unknown> | undefined)?.[part];
   return value;
 }
 
@@ -62,14 +62,4 @@ export function typeEnvValues(data: unknown, fields: ReadonlySet<string>, valida
     const turned = typed(value, Array.isArray(wanted) ? wanted : [wanted]);
     if (turned !== undefined) setAt(data, error.instancePath, turned);
   }
-}
-
-/** Records which fields of a plugin's settings section came from the environment (`usageFlushMs`, `cluster.nodes[0]`). */
-export function markEnvFields(section: object, fields: ReadonlySet<string>): void {
-  if (fields.size > 0) sectionFields.set(section, fields);
-}
-
-/** The fields of a plugin's settings section that came from the environment, as {@link markEnvFields} recorded them. */
-export function envFieldsOf(section: object): ReadonlySet<string> {
-  return sectionFields.get(section) ?? new Set();
 }

@@ -6,7 +6,7 @@ import { defaultPlans } from './default-plans.js';
 import type { GatewayConfig, GatewayConfigInput } from './types.js';
 import { interpolateEnv, type ConfigEnvironment } from './interpolate-env.js';
 import { addressRangeProblem } from './address-ranges.js';
-import { markEnvFields, typeEnvValues } from './env-types.js';
+import { typeEnvValues } from './env-types.js';
 
 /** A configuration that does not match the schema; the message names every offending field. */
 export class ConfigError extends Error {
@@ -69,23 +69,7 @@ function resolveWithEnv(input: unknown, source: string | undefined, fromEnv: Rea
   duplicate(config.keys.map((k) => k.key), 'keys[*].key');
   duplicate(config.networks.map((n) => n.name), 'networks[*].name');
   if (problems.length > 0) throw new ConfigError(problems, source);
-  markPluginSections(config, fromEnv);
   return config;
-}
-
-// A plugin's section is typed by the plugin's own schema when it validates it: say which of its fields came from the environment.
-function markPluginSections(config: GatewayConfig, fromEnv: ReadonlySet<string>): void {
-  const bySection = new Map<string, Set<string>>();
-  for (const field of fromEnv) {
-    const match = /^plugins\.([^.[]+)\.(.+)$/.exec(field);
-    if (match === null) continue;
-    const fields = bySection.get(match[1]!) ?? new Set<string>();
-    bySection.set(match[1]!, fields.add(match[2]!));
-  }
-  for (const [name, fields] of bySection) {
-    const section = config.plugins[name];
-    if (section !== undefined) markEnvFields(section, fields);
-  }
 }
 
 /** A configuration file as read: its data with environment references replaced, before validation. */
@@ -119,9 +103,9 @@ export async function readConfigFile(file: string, env: ConfigEnvironment = proc
 
 /**
  * Reads a JSON or YAML configuration file (by extension: `.json`, else YAML), replaces its environment
- * references (`${VAR}`, `${VAR:-default}`, read from `env`) and resolves it. A value taken from the
- * environment where the schema (the gateway's, or a plugin's for its section) wants a number, an integer
- * or a boolean becomes one when it spells one (`server.port: ${PORT}`).
+ * references (`${VAR}`, `${VAR:-default}`, read from `env`) and resolves it. A referenced value where
+ * the gateway's schema wants a number, an integer or a boolean becomes one when it spells one
+ * (`server.port: ${PORT}`); a plugin's section (`plugins.<name>`) is the plugin's to check and keeps it as written.
  *
  * @throws ConfigError when the file cannot be parsed, names a variable that is not set, or does not
  * match the schema.

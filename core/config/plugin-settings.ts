@@ -1,7 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { ConfigError } from './load-config.js';
 import { createSchemaValidator, schemaProblems } from './schema-problems.js';
-import { envFieldsOf, typeEnvValues } from './env-types.js';
 
 /**
  * The JSON Schema of a plugin's settings (draft-07, as the gateway's own configuration schema). Besides
@@ -34,16 +33,6 @@ function compiled(schema: SettingsSchema, fill: boolean): ValidateFunction {
   return validate;
 }
 
-// A section of the config file whose values came from the environment: those the schema wants as numbers or booleans, typed.
-function withEnvTypes<T extends object | undefined>(schema: SettingsSchema, source: T): T {
-  if (source === undefined) return source;
-  const fields = envFieldsOf(source);
-  if (fields.size === 0) return source;
-  const copy = structuredClone(source);
-  typeEnvValues(copy, fields, compiled(schema, false));
-  return copy;
-}
-
 function refined<T>(refine: SettingsRefinement<T> | undefined, settings: T, where: string): string[] {
   if (refine === undefined) return [];
   return refine(settings).map((line) => (line.startsWith(':') || line.startsWith('[') || where === '' ? `${where}${line}` : `${where}.${line}`));
@@ -71,7 +60,7 @@ export function validateSettings<T>(schema: SettingsSchema, sources: ReadonlyArr
   const validate = compiled(schema, true);
   const merged: Record<string, unknown> = {};
   for (const source of sources) {
-    for (const [name, value] of Object.entries(withEnvTypes(schema, source) ?? {})) if (value !== undefined) merged[name] = value;
+    for (const [name, value] of Object.entries(source ?? {})) if (value !== undefined) merged[name] = value;
   }
   if (!validate(merged)) throw new ConfigError(schemaProblems(validate.errors ?? [], where));
   const problems = refined(refine, merged as T, where);
@@ -113,8 +102,7 @@ export type SettingsLayer = readonly [where: string, settings: object | undefine
  * ```
  */
 export function validateSettingsLayers<T>(schema: SettingsSchema, layers: readonly SettingsLayer[], refine?: SettingsRefinement<T>): T {
-  const typed = layers.map(([where, settings]) => [where, withEnvTypes(schema, settings)] as const);
-  const problems = typed.flatMap(([where, settings]) => (settings === undefined ? [] : settingsProblems(schema, settings, where)));
+  const problems = layers.flatMap(([where, settings]) => (settings === undefined ? [] : settingsProblems(schema, settings, where)));
   if (problems.length > 0) throw new ConfigError(problems);
-  return validateSettings(schema, typed.map(([, settings]) => settings), typed.at(-1)?.[0] ?? '', refine);
+  return validateSettings(schema, layers.map(([, settings]) => settings), layers.at(-1)?.[0] ?? '', refine);
 }
