@@ -13,6 +13,7 @@ import { ConfigError, loadConfigFile } from '../core/index.js';
 import { interpolateEnv } from '../core/plugin-api.js';
 import { TSX_NODE_ARGS } from './helpers/tsx-node-args.js';
 import { resolveRedisSettings } from '../plugins/ledger-redis/settings.js';
+import { maskFields } from '../examples/gateway/mask-secrets.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'tollgate-config-env-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -88,6 +89,9 @@ t.test('a reference where the gateway\'s schema wants a number or a boolean give
   t.equal(config.networks[0]!.upstreams[0]!.timeoutMs, 1500);
   t.equal(config.plugins['ledger-redis']!.usageFlushMs, '250', 'a plugin\'s section stays as written: its plugin checks it, without the file');
   t.throws(() => resolveRedisSettings([config.plugins['ledger-redis']]), { message: /\n {2}plugins\.ledger-redis\.usageFlushMs: must be integer$/ }, 'and names the field');
+
+  const shown = maskFields(config, ['server.port', 'server.servedByHeader', 'server.host']) as { server: Record<string, unknown> };
+  t.same([shown.server.port, shown.server.servedByHeader, shown.server.host], ['****', '****', '****'], 'config check masks typed values from the environment too');
 
   const wrong = await loadConfigFile(typedFile, { ...env, PORT: '80.5', FLUSH_MS: 'soon' }).then(() => undefined, (e: unknown) => e);
   t.type(wrong, ConfigError);
