@@ -17,7 +17,9 @@ export interface ProtectedNamespaces {
 
 /** What a family says of its namespaces (the part of `NetworkFamily` this module reads). */
 export interface NamespaceMarks {
+  /** Namespaces forwarded only method by method (`NetworkFamily.adminNamespaces`). */
   readonly adminNamespaces?: readonly string[];
+  /** Namespaces never forwarded (`NetworkFamily.closedNamespaces`). */
   readonly closedNamespaces?: readonly string[];
 }
 
