@@ -381,6 +381,18 @@ export interface NetworkFamily {
   /** Subscriptions the family offers over connection-holding transports (`eth_subscribe`), if any. */
   readonly subscriptions?: SubscriptionSupport;
   /**
+   * Namespaces (the part of a method's name before its first `_`) in which the family's node software
+   * administers the node rather than serves the chain (accounts, mining, peers, test-chain state): a
+   * network's `unknownMethods: forward` never forwards their methods by namespace, only the ones named
+   * one by one. Compared without regard to case.
+   */
+  readonly adminNamespaces?: readonly string[];
+  /**
+   * Namespaces the family's settings switched off (a disabled tracing namespace, say): no method in
+   * them is forwarded, even one named in `unknownMethods.methods`. Compared without regard to case.
+   */
+  readonly closedNamespaces?: readonly string[];
+  /**
    * The family rebuilt for a reloaded configuration (its plugin's settings read again: prices, limits,
    * opt-in methods), used by the calls that start after the reload; throw a `ConfigError` to refuse the
    * reload whole. A family without it stays as it was built.

@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { ConfigError, loadConfigFile } from '../core/index.js';
 import { interpolateEnv } from '../core/plugin-api.js';
 import { TSX_NODE_ARGS } from './helpers/tsx-node-args.js';
+import { resolveRedisSettings } from '../plugins/ledger-redis/settings.js';
+import { maskFields } from '../examples/gateway/mask-secrets.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'tollgate-config-env-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -52,7 +54,51 @@ t.test('an unset variable, or a placeholder that is no reference, is an error na
   const placeholder = interpolateEnv({ plugins: { admin: { token: '${a long random string}' } } }, {});
   t.same(placeholder.problems, ['plugins.admin.token: "${a long random string}" is not an environment variable reference (${NAME} or ${NAME:-default}; "$${" for a literal "${")']);
   t.same(interpolateEnv({ a: ['x ${OPEN'] }, {}).problems, ['a[0]: "${" is not closed by "}" (write "$${" for a literal "${")']);
-  t.same(interpolateEnv({ a: 'no references', n: 5 }, {}), { value: { a: 'no references', n: 5 }, fields: [], problems: [] });
+  t.same(interpolateEnv({ a: 'no references', n: 5 }, {}), { value: { a: 'no references', n: 5 }, fields: [], referenced: [], problems: [] });
+});
+
+t.test('a reference where the gateway\'s schema wants a number or a boolean gives one', async (t) => {
+  const typedFile = join(dir, 'typed.yaml');
+  await writeFile(typedFile, [
+    'server:',
+    '  port: ${PORT}',
+    '  maxBatchSize: "${BATCH:-50}"',
+    '  servedByHeader: ${SERVED_BY}',
+    '  host: "${HOST}"',
+    'networks:',
+    '  - name: eth',
+    '    families: [evm]',
+    '    upstreams:',
+    '      - url: "http://127.0.0.1:8545"',
+    '        weight: ${WEIGHT}',
+    '        timeoutMs: ${TIMEOUT_MS:-1500}',
+    'plugins:',
+    '  ledger-redis:',
+    '    url: "redis://127.0.0.1:${REDIS_PORT}"',
+    '    usageFlushMs: ${FLUSH_MS}',
+    '    prefix: "${PREFIX}"',
+    '',
+  ].join('\n'));
+  const env = { PORT: '8600', SERVED_BY: 'false', HOST: '10', WEIGHT: '2.5', REDIS_PORT: '6390', FLUSH_MS: '250', PREFIX: '42' };
+  const config = await loadConfigFile(typedFile, env);
+  t.equal(config.server.port, 8600, 'an integer field');
+  t.equal(config.server.maxBatchSize, 50, 'from a default too');
+  t.equal(config.server.servedByHeader, false, 'a boolean field');
+  t.equal(config.server.host, '10', 'a string field keeps a string that spells a number');
+  t.equal(config.networks[0]!.upstreams[0]!.weight, 2.5, 'a number field');
+  t.equal(config.networks[0]!.upstreams[0]!.timeoutMs, 1500);
+  t.equal(config.plugins['ledger-redis']!.usageFlushMs, '250', 'a plugin\'s section stays as written: its plugin checks it, without the file');
+  t.throws(() => resolveRedisSettings([config.plugins['ledger-redis']]), { message: /\n {2}plugins\.ledger-redis\.usageFlushMs: must be integer$/ }, 'and names the field');
+
+  const shown = maskFields(config, ['server.port', 'server.servedByHeader', 'server.host']) as { server: Record<string, unknown> };
+  t.same([shown.server.port, shown.server.servedByHeader, shown.server.host], ['****', '****', '****'], 'config check masks typed values from the environment too');
+
+  const wrong = await loadConfigFile(typedFile, { ...env, PORT: '80.5', FLUSH_MS: 'soon' }).then(() => undefined, (e: unknown) => e);
+  t.type(wrong, ConfigError);
+  t.match((wrong as ConfigError).problems, ['server.port: must be integer'], 'what spells no integer is named as before');
+  const written = join(dir, 'quoted.yaml');
+  await writeFile(written, 'server: { port: "8600" }\nnetworks:\n  - { name: eth, families: [evm], upstreams: [{ url: "http://127.0.0.1:8545" }] }\n');
+  await t.rejects(loadConfigFile(written, {}), { message: /\n {2}server\.port: must be integer$/ }, 'a number written in quotes in the file stays a mistake');
 });
 
 t.test('config check masks the values taken from the environment', async (t) => {

@@ -3,6 +3,7 @@
  * calls that follow; a bad file is refused and logged, and the running configuration stays.
  */
 import t from 'tap';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,4 +89,19 @@ t.test('with workers, SIGHUP to the primary or to one worker reloads every worke
   t.equal(first.count('eth_chainId') - after.first, 6, 'a SIGHUP to one worker reloaded them all');
   t.equal(second.count('eth_chainId'), after.second);
   t.same(childProcesses(group.child.pid!).filter((c) => c.command === 'node').map((c) => c.pid).sort(), workers.map((c) => c.pid).sort(), 'no process of the group ended');
+
+  // docs/operations.md's command, its pattern being this group's command line (the path keeps other gateways on the machine out of it).
+  const pattern = `main\\.ts start --workers 2 --config ${groupConfig}`;
+  await writeFile(groupConfig, yaml(second.url));
+  const matching = spawnSync('pgrep', ['-f', pattern], { encoding: 'utf8' }).stdout.trim().split('\n');
+  t.equal(matching.length, 3, 'the command line matches the primary and both workers');
+  const oldForm = spawnSync('sh', ['-c', `kill -HUP "$(pgrep -f '${pattern}')"`], { encoding: 'utf8' });
+  t.not(oldForm.status, 0, `kill -HUP "$(pgrep -f …)" fails on a worker group: ${oldForm.stderr.trim()}`);
+  t.equal(spawnSync('pgrep', ['-o', '-f', pattern], { encoding: 'utf8' }).stdout.trim(), String(group.child.pid), 'the oldest matching process is the primary');
+  t.equal(spawnSync('pkill', ['-HUP', '-o', '-f', pattern]).status, 0, 'pkill -HUP -o -f signals it');
+  await until('the third group reload is logged', () => (group.output().match(/configuration reloaded on every worker/g) ?? []).length === 3);
+  const documented = { first: first.count('eth_chainId'), second: second.count('eth_chainId') };
+  await calls(4);
+  t.equal(second.count('eth_chainId') - documented.second, 4, 'every worker serves the file\'s new upstream');
+  t.equal(first.count('eth_chainId'), documented.first);
 });

@@ -24,7 +24,7 @@ const gw = await startTestGateway(
     keys: [{ key: KEYS.custom, plan: 'custom', id: 'custom' }, { key: KEYS.core, plan: 'core', id: 'core' }],
     networks: [
       { name: 'eth', families: ['evm'], upstreams: [{ url: relay.url }] },
-      { name: 'open', families: ['evm'], upstreams: [{ url: relay.url }], unknownMethods: { policy: 'forward', credits: 7 } },
+      { name: 'open', families: ['evm'], upstreams: [{ url: relay.url }], unknownMethods: { policy: 'forward', credits: 7, methods: ['anvil_nodeInfo', 'no_suchMethod'] } },
     ],
     plugins: { evm: { debug: { enabled: true, plans: ['custom'] }, credits: { eth_blobBaseFee: 11, debug_traceCall: 1_234 } } },
   },

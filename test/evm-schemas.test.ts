@@ -353,6 +353,10 @@ const examples: Record<string, Examples> = {
   eth_sendTransaction: { valid: [[{ from: ADDRESS, to: ADDRESS }]], invalid: [] },
   eth_accounts: { valid: [[]], invalid: [] },
   eth_coinbase: { valid: [[]], invalid: [] },
+  eth_signTypedData: { valid: [[ADDRESS, {}]], invalid: [] },
+  eth_signTypedData_v3: { valid: [[ADDRESS, '{}']], invalid: [] },
+  eth_signTypedData_v4: { valid: [[ADDRESS, '{}']], invalid: [] },
+  eth_sendUnsignedTransaction: { valid: [[{ from: ADDRESS, to: ADDRESS }]], invalid: [] },
   eth_sendRawTransaction: {
     valid: [['0x02f86c0180843b9aca00'], ['0x']],
     invalid: [

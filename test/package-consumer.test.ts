@@ -290,8 +290,14 @@ t.test('npx tollgate from the installed package', async (t) => {
   const version = await tollgate(['--version']);
   t.equal(version.stdout, `${rootPackage.version}\n`, '--version');
 
-  await writeFile(join(project, 'gateway.yaml'), "keys:\n  - { key: consumer-key-0001, secret: not-shown-anywhere-0001, plan: growth }\nnetworks:\n  - name: eth\n    families: [evm]\n    upstreams:\n      - url: https://user:hunter2@node.example/v3/0123456789abcdef0123\n");
-  const check = await tollgate(['config', 'check', 'gateway.yaml']);
+  const gatewayYaml = "keys:\n  - { key: consumer-key-0001, secret: not-shown-anywhere-0001, plan: growth }\nnetworks:\n  - name: eth\n    families: [evm]\n    upstreams:\n      - url: https://user:hunter2@node.example/v3/0123456789abcdef0123\n";
+  await writeFile(join(project, 'gateway.yaml'), gatewayYaml);
+  // This project has the Redis driver, not SQLite's: checked on Redis, the file is valid.
+  await writeFile(join(project, 'redis-checked.yaml'), `${gatewayYaml}plugins:\n  ledger-redis: { url: 'redis://127.0.0.1:6379' }\n`);
+  const unstartable = await tollgate(['config', 'check', 'gateway.yaml']);
+  t.equal(unstartable.code, 1, 'a driver start needs is missing: a problem, as for start');
+  t.match(unstartable.stderr, /^tollgate start would refuse gateway\.yaml:\n {2}the gateway needs packages that are not installed: npm install better-sqlite3 /);
+  const check = await tollgate(['config', 'check', 'redis-checked.yaml']);
   t.equal(check.code, 0, check.stderr);
   t.match(check.stdout, /name: eth/, 'prints the resolved configuration');
   t.match(check.stdout, /maxBatchSize: \d+/, 'with the defaults filled in');

@@ -12,6 +12,8 @@ import { defaultConfig } from '../examples/gateway/default-config.js';
 import { applyStoreFlags, storeKind } from '../examples/gateway/store-flags.js';
 import { parseCli } from '../examples/gateway/cli.js';
 import { runCommand } from '../examples/gateway/store-commands.js';
+import { describeTarget } from '../examples/gateway/store-target.js';
+import { storeDescription } from '../plugins/ledger-redis/index.js';
 import { post, rpc } from './helpers/json-rpc.js';
 import { startTinyUpstream } from './helpers/tiny-upstream.js';
 import { startRedisCluster } from './helpers/redis-cluster.js';
@@ -66,7 +68,7 @@ t.test('tollgate start --redis-cluster serves, charging the cluster; keys comman
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited with ${code}: ${banner}`)); });
   });
   child.removeAllListeners('exit');
-  t.match(banner, `Store:     Redis at cluster ${cluster.seeds} (keys, balances and usage shared by every instance)`);
+  t.match(banner, `Store:     Redis Cluster at ${cluster.seeds} (keys, balances and usage shared by every instance)`);
   const origin = /(http:\/\/127\.0\.0\.1:\d+)\/eth\/v3\//.exec(banner)![1]!;
   const answer = await post(`${origin}/eth/v3/${apiKey}`, rpc('eth_blockNumber', []));
   t.equal(answer.status, 200);
@@ -74,6 +76,20 @@ t.test('tollgate start --redis-cluster serves, charging the cluster; keys comman
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.kill('SIGTERM');
   t.equal(await exited, 0);
+});
+
+t.test('a store command names the Cluster it works on (and a Sentinel its master), never a default host', async (t) => {
+  const child = spawn(process.execPath, [...TSX_NODE_ARGS, main, 'keys', 'list', '--json', '--config', configFile, '--redis-cluster', cluster.seeds], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  t.equal(code, 0, stderr);
+  t.equal(stderr.split('\n')[0], `store: Redis Cluster at ${cluster.seeds}; config: ${configFile}`);
+
+  const sentinel = resolveConfig({ ...defaultConfig, plugins: { 'ledger-redis': { sentinels: ['10.0.0.7:26379', '10.0.0.8:26379'], name: 'tollgate' } } });
+  t.equal(describeTarget(sentinel, 'gateway.yaml', storeDescription), 'store: Redis Sentinel master "tollgate" via 10.0.0.7:26379,10.0.0.8:26379; config: gateway.yaml');
+  const single = resolveConfig({ ...defaultConfig, plugins: { 'ledger-redis': { url: 'redis://user:secret@10.0.0.9:6380/2' } } });
+  t.equal(describeTarget(single, 'gateway.yaml', storeDescription), 'store: Redis at 10.0.0.9:6380; config: gateway.yaml', 'no credentials shown');
 });
 
 t.test('tollgate start --redis <a Cluster node> is refused at start with one line', async (t) => {

@@ -7,6 +7,8 @@ export interface Interpolated {
   readonly value: unknown;
   /** The fields whose value took (at least in part) a variable's value (`plugins.admin.token`), in file order; defaults do not count. */
   readonly fields: readonly string[];
+  /** The fields that held a reference, whether the variable or its default filled it, in file order: the values {@link loadConfigFile} types as the schema wants. */
+  readonly referenced: readonly string[];
   /** One line per bad reference, naming the field and the variable (`plugins.admin.token: ${ADMIN_TOKEN} is not set`). */
   readonly problems: readonly string[];
 }
@@ -24,24 +26,26 @@ function fieldPath(path: readonly (string | number)[]): string {
  * Replaces environment references in every string of a parsed configuration (values only: names stay
  * as written): `${VAR}` by the variable's value, `${VAR:-default}` by the default when the variable is
  * unset or empty, `$${` by a literal `${`. A variable that is unset, without a default, is a problem
- * naming it; so is a `${...}` that is not a reference. Values stay strings: a field that takes a number
- * or a boolean takes it as written in the file (or from a command-line flag). Works on the parsed data rather than the text, so
+ * naming it; so is a `${...}` that is not a reference. Values stay strings here; {@link loadConfigFile}
+ * then turns a referenced value into the number or boolean its field wants when it spells one (`server.port: ${PORT}`). Works on the parsed data rather than the text, so
  * a value never changes the file's structure (a `:` or newline in a secret stays part of the string).
  *
  * @example
  * ```ts
  * interpolateEnv({ plugins: { admin: { token: '${ADMIN_TOKEN}' } } }, { ADMIN_TOKEN: 's3cret-and-long' });
- * // → { value: { plugins: { admin: { token: 's3cret-and-long' } } }, fields: ['plugins.admin.token'], problems: [] }
+ * // → { value: { plugins: { admin: { token: 's3cret-and-long' } } }, fields: ['plugins.admin.token'], referenced: ['plugins.admin.token'], problems: [] }
  * ```
  */
 export function interpolateEnv(data: unknown, env: ConfigEnvironment): Interpolated {
   const fields: string[] = [];
+  const referenced: string[] = [];
   const problems: string[] = [];
   const walk = (value: unknown, path: (string | number)[]): unknown => {
     if (typeof value === 'string') {
       if (!value.includes('${')) return value;
       const where = fieldPath(path) || '(file)';
       let fromEnv = false;
+      let reference = false;
       const replaced = value.replace(REFERENCE, (match: string, inner: string | undefined) => {
         if (match === '$${') return '${';
         if (inner === undefined) {
@@ -55,6 +59,7 @@ export function interpolateEnv(data: unknown, env: ConfigEnvironment): Interpola
           return match;
         }
         const set = env[name];
+        reference = true;
         if (split !== -1 && (set === undefined || set === '')) return inner.slice(split + 2);
         if (set !== undefined) {
           fromEnv = true;
@@ -64,6 +69,7 @@ export function interpolateEnv(data: unknown, env: ConfigEnvironment): Interpola
         return match;
       });
       if (fromEnv) fields.push(fieldPath(path));
+      if (reference) referenced.push(fieldPath(path));
       return replaced;
     }
     if (Array.isArray(value)) return value.map((item, i) => walk(item, [...path, i]));
@@ -73,5 +79,5 @@ export function interpolateEnv(data: unknown, env: ConfigEnvironment): Interpola
     return value;
   };
   const value = walk(data, []);
-  return { value: problems.length > 0 ? data : value, fields, problems };
+  return { value: problems.length > 0 ? data : value, fields, referenced, problems };
 }

@@ -6,6 +6,7 @@ import { defaultPlans } from './default-plans.js';
 import type { GatewayConfig, GatewayConfigInput } from './types.js';
 import { interpolateEnv, type ConfigEnvironment } from './interpolate-env.js';
 import { addressRangeProblem } from './address-ranges.js';
+import { typeEnvValues } from './env-types.js';
 
 /** A configuration that does not match the schema; the message names every offending field. */
 export class ConfigError extends Error {
@@ -32,7 +33,13 @@ const validateSchema = ajv.compile(configSchema);
  * ```
  */
 export function resolveConfig(input: GatewayConfigInput | unknown, source?: string): GatewayConfig {
+  return resolveWithEnv(input, source, new Set());
+}
+
+/** {@link resolveConfig}, the values of `fromEnv` (fields taken from the environment) typed as the schema wants them. */
+function resolveWithEnv(input: unknown, source: string | undefined, fromEnv: ReadonlySet<string>): GatewayConfig {
   const copy = structuredClone(input) as Record<string, unknown>;
+  typeEnvValues(copy, fromEnv, validateSchema);
   if (!validateSchema(copy)) {
     const problems = schemaProblems(validateSchema.errors ?? []);
     throw new ConfigError(problems, source);
@@ -52,6 +59,13 @@ export function resolveConfig(input: GatewayConfigInput | unknown, source?: stri
     const problem = addressRangeProblem(entry);
     if (problem !== undefined) problems.push(`server.trustedProxies[${i}]: ${problem}`);
   });
+  config.networks.forEach((network, i) => {
+    // Forwarding is an allowlist: a policy that lists nothing would refuse every name, surely not what was meant.
+    const policy = network.unknownMethods;
+    if (policy?.policy === 'forward' && (policy.namespaces ?? []).length + (policy.methods ?? []).length === 0) {
+      problems.push(`networks[${i}].unknownMethods: policy forward lists nothing to forward: give namespaces (eth, trace) or methods`);
+    }
+  });
   duplicate(config.keys.map((k) => k.key), 'keys[*].key');
   duplicate(config.networks.map((n) => n.name), 'networks[*].name');
   if (problems.length > 0) throw new ConfigError(problems, source);
@@ -64,6 +78,8 @@ export interface ConfigFileData {
   readonly data: unknown;
   /** The fields whose value came from the environment (to be masked wherever the configuration is shown). */
   readonly fromEnv: readonly string[];
+  /** The fields that held a reference, filled by the variable or its default (typed as the schema wants when the file is resolved). */
+  readonly referenced: readonly string[];
 }
 
 /**
@@ -82,16 +98,19 @@ export async function readConfigFile(file: string, env: ConfigEnvironment = proc
   }
   const interpolated = interpolateEnv(data, env);
   if (interpolated.problems.length > 0) throw new ConfigError(interpolated.problems, file);
-  return { data: interpolated.value, fromEnv: interpolated.fields };
+  return { data: interpolated.value, fromEnv: interpolated.fields, referenced: interpolated.referenced };
 }
 
 /**
  * Reads a JSON or YAML configuration file (by extension: `.json`, else YAML), replaces its environment
- * references (`${VAR}`, `${VAR:-default}`, read from `env`) and resolves it.
+ * references (`${VAR}`, `${VAR:-default}`, read from `env`) and resolves it. A referenced value where
+ * the gateway's schema wants a number, an integer or a boolean becomes one when it spells one
+ * (`server.port: ${PORT}`); a plugin's section (`plugins.<name>`) is the plugin's to check and keeps it as written.
  *
  * @throws ConfigError when the file cannot be parsed, names a variable that is not set, or does not
  * match the schema.
  */
 export async function loadConfigFile(file: string, env: ConfigEnvironment = process.env): Promise<GatewayConfig> {
-  return resolveConfig((await readConfigFile(file, env)).data, file);
+  const { data, referenced } = await readConfigFile(file, env);
+  return resolveWithEnv(data, file, new Set(referenced));
 }

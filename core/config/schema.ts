@@ -196,8 +196,20 @@ export const configSchema: Readonly<Record<string, unknown>> = {
             required: ['policy'],
             description: 'What a call of a method none of the network\'s families defines gets (default: refused with -32601, no node asked).',
             properties: {
-              policy: { enum: ['refuse', 'forward'], description: 'refuse: -32601 without asking a node; forward: sent to the network\'s primaries unchanged, never resent, never to a partner.' },
+              policy: { enum: ['refuse', 'forward'], description: 'refuse: -32601 without asking a node; forward: the names listed in namespaces and methods are sent to the network\'s primaries unchanged, never resent, never to a partner; any other name is refused as under refuse.' },
               credits: { type: 'integer', minimum: 0, default: 80, description: 'Credits a forwarded call costs.' },
+              namespaces: {
+                type: 'array',
+                uniqueItems: true,
+                items: { type: 'string', pattern: '^[A-Za-z0-9]+$', problem: 'must be a namespace without its "_" (eth, trace)' },
+                description: 'forward: namespaces whose methods are forwarded (the part of a name before its first _, e.g. eth, trace); default none. Namespaces the network\'s families mark as the node administration (admin, debug...) cannot be listed: name their methods in methods.',
+              },
+              methods: {
+                type: 'array',
+                uniqueItems: true,
+                items: { type: 'string', minLength: 1 },
+                description: 'forward: methods forwarded by their full name, whatever their namespace (never one in a namespace the network switched off, such as a disabled debug).',
+              },
             },
           },
         },

@@ -85,12 +85,24 @@ export interface NetworkConfig {
   unknownMethods?: UnknownMethodsConfig;
 }
 
-/** The policy for methods no family of a network defines. */
+/**
+ * The policy for methods no family of a network defines. Under `forward`, only the listed names are
+ * forwarded: methods in `namespaces`, and the `methods` named one by one; any other name gets -32601
+ * without a node being asked.
+ */
 export interface UnknownMethodsConfig {
-  /** `refuse`: -32601 without asking a node; `forward`: sent to the network's primaries as the client wrote it. */
+  /** `refuse`: -32601 without asking a node; `forward`: the listed names are sent to the network's primaries as the client wrote them. */
   policy: 'refuse' | 'forward';
   /** Credits a forwarded call costs (the node's answer, error or not, is charged like any answer). */
   credits: number;
+  /**
+   * Namespaces whose methods are forwarded: the part of a method's name before its first `_` (`eth`,
+   * `trace`). Default: none. A namespace the network's families mark as the node's administration
+   * (`NetworkFamily.adminNamespaces`) cannot be listed here: name its methods one by one in `methods`.
+   */
+  namespaces?: string[];
+  /** Methods forwarded by their full name, whatever their namespace (except one the families switched off). */
+  methods?: string[];
 }
 
 /** The circuit breaker of every upstream. */

@@ -1,6 +1,7 @@
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { ConfigError } from '../config/load-config.js';
 import type { GatewayConfig } from '../config/types.js';
+import { protectedNamespaces, unknownMethodsProblems } from '../config/unknown-methods.js';
 import { PluginError, type PluginErrorCode } from '../plugin/plugin-error.js';
 import type { NetworkFamily } from '../types.js';
 import { Tokens, type EmbeddedUpstreamProvider, type TollgatePlugin } from '../plugin/plugin.js';
@@ -38,7 +39,8 @@ function fromError(error: unknown, plugin: string | undefined, prefix: string): 
 /**
  * Registers every plugin into `container` and checks what needs them all, collecting every problem
  * rather than stopping at the first: plugin names and dependencies, each plugin's settings, families
- * registered twice, the families and embedded upstreams the networks name, the stages' order. Nothing
+ * registered twice, the families and embedded upstreams the networks name, what the networks' forward
+ * policies would open against what their families protect, the stages' order. Nothing
  * here opens a file or a socket.
  */
 export function assemble(container: DependencyContainer, plugins: readonly TollgatePlugin[], config: GatewayConfig): Assembly {
@@ -74,6 +76,10 @@ export function assemble(container: DependencyContainer, plugins: readonly Tollg
       // A family plugin is named after its family: when it failed to register, its family is missing because of it.
       if (!families.has(name) && !failed.has(name)) problems.push({ line: `networks[${n}].families[${f}]: no plugin provides network family "${name}"${knownList(families.keys())}`, config: true, code: 'PLUGIN_INVALID', plugin: undefined, cause: undefined });
     });
+    const networkFamilies = network.families.flatMap((name) => families.get(name) ?? []);
+    for (const line of unknownMethodsProblems(network.unknownMethods, protectedNamespaces(networkFamilies), `networks[${n}].unknownMethods`)) {
+      problems.push({ line, config: true, code: 'PLUGIN_INVALID', plugin: undefined, cause: undefined });
+    }
     network.upstreams.forEach((upstream, i) => {
       const kind = upstream.embedded?.split('#')[0];
       if (kind !== undefined && !embedded.has(kind)) {

@@ -5,6 +5,8 @@ import { ConfiguredNetwork, type NetworkRpc } from './network.js';
 import { PooledUpstream } from '../upstream/upstream.js';
 import type { EmbeddedUpstreams } from './embedded-upstreams.js';
 import { PluginError } from '../plugin/plugin-error.js';
+import { ConfigError } from '../config/load-config.js';
+import { protectedNamespaces, unknownMethodsProblems } from '../config/unknown-methods.js';
 
 /** The networks of a config with their upstream pools, and every pool (to close them). */
 export interface BuiltNetworks {
@@ -26,6 +28,9 @@ export async function buildNetworks(config: GatewayConfig, families: ReadonlyMap
           if (family === undefined) throw new PluginError(`networks[${n}].families[${f}]: no plugin provides network family "${name}"`);
           return family;
         });
+        // Checked when the gateway is assembled too; again here for a reload, whose families may have changed.
+        const forwarding = unknownMethodsProblems(networkConfig.unknownMethods, protectedNamespaces(networkFamilies), `networks[${n}].unknownMethods`);
+        if (forwarding.length > 0) throw new ConfigError(forwarding);
         const networkUpstreams = await Promise.all(
           networkConfig.upstreams.map(async (u, i) => {
             const { url, wsUrl } = await embedded.endpoint(networkConfig, u, `networks[${n}].upstreams[${i}]`);

@@ -28,6 +28,16 @@ function isDevnetMissing(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes(`'${DEVNET_PACKAGE}'`);
 }
 
+/** What {@link loadBundledPlugins} could load on this installation. */
+export interface LoadedPlugins {
+  /** The plugins whose packages are installed, in the order the gateway registers them. */
+  readonly plugins: TollgatePlugin[];
+  /** The packages missing for the others, when any are (one install command covers them all). */
+  readonly missing: MissingPackagesError | undefined;
+  /** What the plugins that could not load would have provided: their names (settings sections) and families. */
+  readonly unloaded: readonly string[];
+}
+
 /**
  * Every plugin the bundled gateway loads; the config decides which networks use which family. Given the
  * config, the operator's plugins come first (operator-plugins.ts): the store it selects (SQLite by
@@ -40,6 +50,16 @@ function isDevnetMissing(error: unknown): boolean {
  * none of their drivers; every missing driver is reported at once as a {@link MissingPackagesError}.
  */
 export async function bundledPlugins(config?: GatewayConfigInput | GatewayConfig): Promise<TollgatePlugin[]> {
+  const { plugins, missing } = await loadBundledPlugins(config);
+  if (missing !== undefined) throw missing;
+  return plugins;
+}
+
+/**
+ * The plugins of {@link bundledPlugins} that this installation can load, and what keeps the others from
+ * loading: for a check that reports a missing driver among the configuration's other problems.
+ */
+export async function loadBundledPlugins(config?: GatewayConfigInput | GatewayConfig): Promise<LoadedPlugins> {
   const embedded = config === undefined || usesEmbeddedUpstreams(config);
   // A family plugin, with its driver (bs58 for Solana, multiformats for the file API), is loaded only when
   // a network of the config uses the family: an EVM-only gateway needs neither.
@@ -49,7 +69,7 @@ export async function bundledPlugins(config?: GatewayConfigInput | GatewayConfig
   const families = [...used].every((name) => bundled.includes(name)) ? used : new Set(bundled);
   const family = <T>(name: string, load: () => Promise<T>): Promise<T | undefined> => (families.has(name) ? load() : Promise.resolve(undefined));
   const [operator, http, ws, evm, polygon, solana, ipfs, security, otel, devnet] = await Promise.allSettled([
-    config === undefined ? Promise.resolve(undefined) : import('./operator-plugins.js').then((m) => m.operatorPlugins(config)),
+    config === undefined ? Promise.resolve(undefined) : import('./operator-plugins.js').then((m) => m.loadOperatorPlugins(config)),
     import('tollgate/plugins/http'),
     import('tollgate/plugins/ws'),
     family('evm', () => import('tollgate/plugins/evm')),
@@ -62,23 +82,35 @@ export async function bundledPlugins(config?: GatewayConfigInput | GatewayConfig
     embedded ? (import(DEVNET_PACKAGE) as Promise<DevnetModule>) : Promise.resolve(undefined),
   ]);
   const missing: string[] = [];
-  for (const outcome of [operator, http, ws, evm, polygon, solana, ipfs, security, otel, devnet]) {
+  const named: Array<[PromiseSettledResult<unknown>, string]> = [[http, 'http'], [ws, 'ws'], [evm, 'evm'], [polygon, 'polygon'], [solana, 'solana'], [ipfs, 'ipfs'], [security, 'security'], [otel, 'otel'], [devnet, 'devnet']];
+  const unloaded: string[] = [];
+  for (const [outcome, name] of named) {
     if (outcome.status === 'fulfilled') continue;
     if (outcome.reason instanceof MissingPeerError) missing.push(outcome.reason.packageName);
-    else if (outcome.reason instanceof AggregateError && outcome.reason.errors.every((e) => e instanceof MissingPeerError)) missing.push(...outcome.reason.errors.map((e: MissingPeerError) => e.packageName));
     else if (isDevnetMissing(outcome.reason)) missing.push(DEVNET_PACKAGE);
     else throw outcome.reason;
+    unloaded.push(name);
   }
-  if (missing.length > 0) throw new MissingPackagesError([...new Set(missing)], embedded ? 'the gateway with embedded networks' : 'the gateway');
-  const loaded = <T>(outcome: PromiseSettledResult<T>): T => (outcome as PromiseFulfilledResult<T>).value;
+  if (operator.status === 'rejected') throw operator.reason;
+  const operatorLoaded = operator.value;
+  if (operatorLoaded !== undefined) {
+    missing.unshift(...operatorLoaded.missing);
+    unloaded.push(...operatorLoaded.unloaded);
+  }
+  const loaded = <T>(outcome: PromiseSettledResult<T>): T | undefined => (outcome.status === 'fulfilled' ? outcome.value : undefined);
   const devnetModule = loaded(devnet);
-  return [
-    ...(loaded(operator) ?? []),
-    loaded(http).httpTransport(),
-    loaded(ws).wsTransport(),
-    ...[loaded(evm)?.evmFamily(), loaded(polygon)?.polygonFamily(), loaded(solana)?.solanaFamily(), loaded(ipfs)?.ipfs()].filter((plugin) => plugin !== undefined),
-    loaded(security).security(),
-    ...(loaded(otel) === undefined ? [] : [loaded(otel)!.otel()]),
-    ...(devnetModule === undefined ? [] : [devnetModule.devnet()]),
-  ];
+  const plugins = [
+    ...(operatorLoaded?.plugins ?? []),
+    loaded(http)?.httpTransport(),
+    loaded(ws)?.wsTransport(),
+    loaded(evm)?.evmFamily(), loaded(polygon)?.polygonFamily(), loaded(solana)?.solanaFamily(), loaded(ipfs)?.ipfs(),
+    loaded(security)?.security(),
+    loaded(otel)?.otel(),
+    devnetModule?.devnet(),
+  ].filter((plugin): plugin is TollgatePlugin => plugin !== undefined);
+  return {
+    plugins,
+    missing: missing.length > 0 ? new MissingPackagesError([...new Set(missing)], embedded ? 'the gateway with embedded networks' : 'the gateway') : undefined,
+    unloaded,
+  };
 }

@@ -12,9 +12,9 @@ const USAGE = `usage: tollgate config check [<file>]   (else --config <file>, el
  * `tollgate config check [<file>]` (or `--config <file>`, or `TOLLGATE_CONFIG`): checks a configuration
  * file as `tollgate start` would before it listens (the schema, every plugin's settings, families,
  * stores, cross-references, with the same flags and environment applied; packages the selected
- * plugins need and this installation lacks are noted) and prints it resolved as YAML: defaults filled in, secrets and every value taken from the
+ * plugins need and this installation lacks are a problem, as for start) and prints it resolved as YAML: defaults filled in, secrets and every value taken from the
  * environment masked. An invalid file gets every problem at once, one line each naming the field.
- * Exit code 0 valid, 1 invalid or unreadable, 2 bad usage.
+ * Exit code 0 valid, 1 invalid, unreadable or missing a package start needs, 2 bad usage.
  */
 export async function configCommand(cli: CliOptions, env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
   const [verb, named, ...rest] = cli.command?.args ?? [];
@@ -31,14 +31,14 @@ export async function configCommand(cli: CliOptions, env: Readonly<Record<string
     const { fromEnv } = await readConfigFile(file, env);
     const config = await loadCliConfig({ ...cli, config: file }, env);
     const { problems, missing } = await gatewayProblems(config);
-    if (problems.length > 0) {
-      process.stderr.write(`invalid configuration in ${file}:\n  ${problems.join('\n  ')}\n`);
+    // A missing driver is a problem as start has it: start would refuse, and what its plugins check was not checked.
+    const lines = missing === undefined ? problems : [...problems, `${missing.message.replace(/^tollgate: /, '')} (the settings of the plugins that need them, and the network families those provide, are checked once they are installed)`];
+    if (lines.length > 0) {
+      process.stderr.write(`${problems.length > 0 ? 'invalid configuration in' : 'tollgate start would refuse'} ${file}:\n  ${lines.join('\n  ')}\n`);
       return 1;
     }
     const shown = maskSecrets(maskFields(config, fromEnv));
     process.stdout.write(`# ${file}: valid. Resolved, with secrets masked (and every value taken from the environment):\n${stringify(shown)}`);
-    // A matter of this installation, not of the file: said, but the file is valid.
-    if (missing !== undefined) process.stderr.write(`note: ${missing.message.replace(/^tollgate: /, '')}; their plugins' settings were not checked\n`);
     return 0;
   } catch (error) {
     process.stderr.write(reportLoadFailure(error, file));

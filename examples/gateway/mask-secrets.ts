@@ -53,7 +53,8 @@ export function maskFields(value: unknown, fields: readonly string[]): unknown {
     let parent: Record<string | number, unknown> | undefined = copy;
     for (const step of path.slice(0, -1)) parent = (parent?.[step] ?? undefined) as Record<string | number, unknown> | undefined;
     const last = path.at(-1);
-    if (parent !== undefined && last !== undefined && typeof parent[last] === 'string') parent[last] = mask(parent[last]);
+    // A number or boolean the environment gave (server.port: ${PORT}) is masked too: the file's reader sees where, not what.
+    if (parent !== undefined && last !== undefined && ['string', 'number', 'boolean'].includes(typeof parent[last])) parent[last] = mask(String(parent[last]));
   }
   return copy;
 }

@@ -2,6 +2,7 @@ import type { GatewayConfig, GatewayConfigInput, TollgatePlugin } from 'tollgate
 import { MissingPeerError } from 'tollgate';
 import { LEDGER_REDIS, LEDGER_SQLITE, storeKind } from './store-flags.js';
 import { docsPath } from './docs-path.js';
+import { redisStoreSettings } from './store-target.js';
 import { admin, ADMIN_PLUGIN, ADMIN_TOKEN_ENV, type AdminPlugin } from 'tollgate/plugins/admin';
 import { accessLog, metrics, METRICS_PLUGIN } from 'tollgate/plugins/metrics';
 import { health } from 'tollgate/plugins/health';
@@ -19,26 +20,59 @@ const CACHE_REDIS = 'cache-redis';
  * section (its store in Redis when it also has `plugins.cache-redis`).
  */
 export async function operatorPlugins(config: GatewayConfigInput | GatewayConfig): Promise<TollgatePlugin[]> {
+  const { plugins, missing, failures } = await loadOperatorPlugins(config);
+  // Every missing driver at once, so that one install command covers them all.
+  if (missing.length > 0) throw new AggregateError(failures, 'missing drivers');
+  return plugins;
+}
+
+/** What {@link loadOperatorPlugins} could load. */
+export interface LoadedOperatorPlugins {
+  /** The operator's plugins whose drivers are installed. */
+  readonly plugins: TollgatePlugin[];
+  /** The driver packages missing for the others. */
+  readonly missing: readonly string[];
+  /** The names of the plugins that could not load (their settings sections). */
+  readonly unloaded: readonly string[];
+  /** Why each could not load (a {@link MissingPeerError} each). */
+  readonly failures: readonly MissingPeerError[];
+}
+
+/**
+ * The plugins of {@link operatorPlugins} whose drivers this installation has, and the missing ones; a
+ * failure other than a missing driver is thrown.
+ */
+export async function loadOperatorPlugins(config: GatewayConfigInput | GatewayConfig): Promise<LoadedOperatorPlugins> {
   const cached = config.plugins?.[CACHE] !== undefined;
+  const storeName = storeKind(config) === 'redis' ? LEDGER_REDIS : LEDGER_SQLITE;
   const [store, cacheStore, cache] = await Promise.allSettled([
-    storeKind(config) === 'redis' ? import('tollgate/plugins/ledger-redis').then((m) => m.ledgerRedis()) : import('tollgate/plugins/ledger-sqlite').then((m) => m.ledgerSqlite()),
+    storeName === LEDGER_REDIS ? import('tollgate/plugins/ledger-redis').then((m) => m.ledgerRedis()) : import('tollgate/plugins/ledger-sqlite').then((m) => m.ledgerSqlite()),
     cached && config.plugins?.[CACHE_REDIS] !== undefined ? import('tollgate/plugins/cache-redis').then((m) => m.cacheRedis()) : Promise.resolve(undefined),
     cached ? import('tollgate/plugins/cache').then((m) => m.responseCache()) : Promise.resolve(undefined),
   ]);
-  const failures = [store, cacheStore, cache].flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
-  // Every missing driver at once, so that one install command covers them all.
-  if (failures.length > 0) throw failures.every((e) => e instanceof MissingPeerError) ? new AggregateError(failures, 'missing drivers') : failures[0];
-  const value = <T>(outcome: PromiseSettledResult<T>): T => (outcome as PromiseFulfilledResult<T>).value;
-  return [value(store), admin(), metrics(), accessLog(), health(), ...[value(cacheStore), value(cache)].filter((p) => p !== undefined)];
+  const failures: MissingPeerError[] = [];
+  const unloaded: string[] = [];
+  for (const [outcome, name] of [[store, storeName], [cacheStore, CACHE_REDIS], [cache, CACHE]] as const) {
+    if (outcome.status === 'fulfilled') continue;
+    if (!(outcome.reason instanceof MissingPeerError)) throw outcome.reason;
+    failures.push(outcome.reason);
+    unloaded.push(name);
+  }
+  const value = <T>(outcome: PromiseSettledResult<T>): T | undefined => (outcome.status === 'fulfilled' ? outcome.value : undefined);
+  return {
+    plugins: [value(store), admin(), metrics(), accessLog(), health(), value(cacheStore), value(cache)].filter((p): p is TollgatePlugin => p !== undefined),
+    missing: failures.map((e) => e.packageName),
+    unloaded,
+    failures,
+  };
 }
 
 /** Banner lines about the operator's plugins: where state is kept, the admin API and metrics. */
 export async function operatorBanner(config: GatewayConfig, plugins: readonly TollgatePlugin[], origin: string): Promise<string[]> {
   const lines: string[] = [];
   if (storeKind(config) === 'redis') {
-    const { storeAddress } = await import('tollgate/plugins/ledger-redis');
-    const settings = (config.plugins[LEDGER_REDIS] ?? {}) as Parameters<typeof storeAddress>[0];
-    lines.push(`  Store:     Redis at ${storeAddress({ ...settings, url: String(settings.url ?? 'redis://127.0.0.1:6379') })} (keys, balances and usage shared by every instance)`);
+    const { storeDescription } = await import('tollgate/plugins/ledger-redis');
+    lines.push(`  Store:     ${storeDescription(redisStoreSettings(config))} (keys, balances and usage shared by every instance)`);
   } else {
     const { DEFAULT_SQLITE_PATH } = await import('tollgate/plugins/ledger-sqlite');
     const path = String(config.plugins[LEDGER_SQLITE]?.path ?? DEFAULT_SQLITE_PATH);

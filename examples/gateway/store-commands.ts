@@ -6,7 +6,7 @@ import { SECURITY_SECTION } from 'tollgate/plugins/security';
 import type { CliOptions } from './cli.js';
 import { loadCliConfig, reportLoadFailure } from './cli-config.js';
 import { storeKind } from './store-flags.js';
-import { describeTarget, sqliteStoreProblem, storeTarget } from './store-target.js';
+import { describeTarget, sqliteStoreProblem, storeTarget, type RedisStoreDescription } from './store-target.js';
 import { plansUsageProblem, runPlans } from './plan-commands.js';
 import { exportUsageProblem, runUsageExport } from './usage-export-command.js';
 
@@ -182,8 +182,8 @@ export async function runStoreCommand(cli: CliOptions, io: CommandOutput = stdio
     io.err(reportLoadFailure(error, target.file));
     return 1;
   }
-  const address = storeKind(config) === 'redis' ? (await import('tollgate/plugins/ledger-redis')).redisAddress : (url: string) => url;
-  io.err(`${describeTarget(config, target.file, address)}\n`);
+  const describeRedis: RedisStoreDescription = storeKind(config) === 'redis' ? (await import('tollgate/plugins/ledger-redis')).storeDescription : () => 'Redis';
+  io.err(`${describeTarget(config, target.file, describeRedis)}\n`);
   const problem = sqliteStoreProblem(config);
   if (problem !== undefined) {
     io.err(`tollgate ${cli.command?.name ?? 'keys'}: ${problem}\n`);

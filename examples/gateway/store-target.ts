@@ -46,11 +46,21 @@ export function storeTarget(cli: CliOptions, env: Readonly<Record<string, string
   };
 }
 
-/** One line naming the store and the configuration a store command used, so that an operator sees them. */
-export function describeTarget(config: GatewayConfig, file: string | undefined, redisAddress: (url: string) => string): string {
-  const store = storeKind(config) === 'redis'
-    ? `Redis at ${redisAddress(String(config.plugins[LEDGER_REDIS]?.url ?? 'redis://127.0.0.1:6379'))}`
-    : `SQLite ${sqlitePath(config)}`;
+/** The `plugins.ledger-redis` section as the Redis plugin's {@link RedisStoreDescription} takes it, its URL defaulted. */
+export function redisStoreSettings(config: GatewayConfig): Parameters<RedisStoreDescription>[0] {
+  const settings = (config.plugins[LEDGER_REDIS] ?? {}) as Partial<Parameters<RedisStoreDescription>[0]>;
+  return { ...settings, url: String(settings.url ?? 'redis://127.0.0.1:6379') };
+}
+
+/** How the Redis plugin names a store (`storeDescription` of `tollgate/plugins/ledger-redis`, imported only when the store is Redis). */
+export type RedisStoreDescription = (settings: { url: string; cluster?: { nodes: string[] } | undefined; sentinels?: string[] | undefined; name?: string | undefined }) => string;
+
+/**
+ * One line naming the store and the configuration a store command used, so that an operator sees them:
+ * `store: Redis at host:port`, `Redis Cluster at host:port,…`, `Redis Sentinel master "<name>" via …` or `SQLite <path>`.
+ */
+export function describeTarget(config: GatewayConfig, file: string | undefined, describeRedis: RedisStoreDescription): string {
+  const store = storeKind(config) === 'redis' ? describeRedis(redisStoreSettings(config)) : `SQLite ${sqlitePath(config)}`;
   return `store: ${store}; config: ${file ?? 'the demo\'s (--demo)'}`;
 }
 

@@ -23,6 +23,17 @@ import { resentTransaction } from './resent-transaction.js';
 /** The name of the family, as networks reference it in the config (`families: [evm]`). */
 export const EVM_FAMILY_NAME = 'evm';
 
+/**
+ * Namespaces in which Ethereum node software (geth, Nethermind, Besu, Erigon, Anvil, Hardhat) administers
+ * the node rather than serves the chain: accounts and signing, mining, peers, the consensus client's
+ * engine API, validator votes, and a test chain's state (balances, code, impersonation, mining, snapshots).
+ * A forward policy passes their methods only when named one by one.
+ */
+export const EVM_ADMIN_NAMESPACES: readonly string[] = Object.freeze([
+  'admin', 'personal', 'miner', 'txpool', 'engine', 'anvil', 'hardhat', 'evm', 'clique', 'les', 'debug',
+  'parity', 'signer', 'perm', 'plugins', 'ibft', 'qbft',
+]);
+
 /** The hooks each limited method gets, by method name. */
 function limitsHooks(settings: EvmSettings): Readonly<Record<string, Partial<MethodDefinition>>> {
   const capGas = gasCap({ percent: settings.gasCapPercent, ttlMs: settings.blockGasLimitTtlMs, clock: settings.clock });
@@ -83,5 +94,8 @@ export function createEvmFamily(settings: EvmSettings, filterStore?: () => Filte
     // A node's "range too wide" is its answer to the query, never a provider's capacity error to fail over on.
     isCallError: (error) => isRevert(error) || isRangeTooWide(error),
     subscriptions: evmSubscriptions(),
+    adminNamespaces: EVM_ADMIN_NAMESPACES,
+    // With tracing off, no debug_ method reaches a node, whatever a forward policy names.
+    closedNamespaces: settings.debug.enabled === true ? [] : ['debug'],
   };
 }

@@ -37,7 +37,7 @@ export interface EvmFamilyOptions {
 
 /** The `debug_` namespace's switch and plan eligibility. */
 export interface EvmDebugOptions {
-  /** Offer the `debug_` methods. Default false: a call gets -32601 as for any unknown method. */
+  /** Offer the `debug_` methods. Default false: a call gets -32601, without a node being asked, whatever the network's forward policy. */
   readonly enabled?: boolean;
   /** The plans whose keys may call them (others get `FORBIDDEN`); every plan when absent. */
   readonly plans?: readonly string[];

@@ -127,6 +127,16 @@ export const EVM_STANDARD_METHODS: readonly MethodDefinition[] = [
   { name: 'eth_sign', params: {}, credits: 0, refused: NO_KEYS, description: 'Refused: signing needs keys a shared gateway does not hold.' },
   { name: 'eth_signTransaction', params: {}, credits: 0, refused: NO_KEYS, description: 'Refused: signing needs keys a shared gateway does not hold.' },
   { name: 'eth_sendTransaction', params: {}, credits: 0, refused: NO_KEYS, description: 'Refused: signing needs keys a shared gateway does not hold; send a signed transaction with eth_sendRawTransaction.' },
+  // Signing with the node's keys, and a development node's send without any signature: in the eth_
+  // namespace, so refused here, where a forward policy listing `eth` cannot reach them.
+  ...['eth_signTypedData', 'eth_signTypedData_v3', 'eth_signTypedData_v4'].map((name) => ({ name, params: {}, credits: 0, refused: NO_KEYS, description: 'Refused: signing needs keys a shared gateway does not hold.' })),
+  {
+    name: 'eth_sendUnsignedTransaction',
+    params: {},
+    credits: 0,
+    refused: 'a transaction without a signature moves funds of an account whose key the sender need not hold; sign it in the client and send it with eth_sendRawTransaction',
+    description: 'Refused: a development node\'s send without a signature.',
+  },
   {
     name: 'eth_accounts',
     params: {},

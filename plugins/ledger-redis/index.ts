@@ -16,7 +16,7 @@ export { RedisRateLimiter } from './redis-rate-limiter.js';
 export { RedisKeyRegistry, MAX_CACHED_KEYS } from './redis-key-registry.js';
 export { RedisPlanRegistry } from './redis-plan-registry.js';
 export { RedisUsageRecorder, MAX_PENDING_USAGE } from './redis-usage-recorder.js';
-export { LEDGER_REDIS_PLUGIN, redisAddress, storeAddress, type RedisLedgerSettings, type RedisClusterSettings, type ResolvedRedisSettings, type UnavailablePolicy } from './settings.js';
+export { LEDGER_REDIS_PLUGIN, redisAddress, storeAddress, storeDescription, type RedisLedgerSettings, type RedisClusterSettings, type ResolvedRedisSettings, type UnavailablePolicy } from './settings.js';
 export { RedisSharedHeads, RAISE_HEAD } from './shared-heads.js';
 export { RedisFilterStore } from './redis-filter-store.js';
 export { RedisUpstreamBudgets, TAKE_UPSTREAM_BUDGET } from './upstream-budgets.js';

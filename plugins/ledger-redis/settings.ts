@@ -179,6 +179,16 @@ export function storeAddress(settings: Pick<ResolvedRedisSettings, 'url' | 'clus
   return redisAddress(settings.url);
 }
 
+/**
+ * The store as a command tells an operator where it works, without credentials: `Redis at host:port`,
+ * `Redis Cluster at host:port,…` (the seed nodes) or `Redis Sentinel master "<name>" via host:port,…`.
+ */
+export function storeDescription(settings: Pick<ResolvedRedisSettings, 'url' | 'cluster' | 'sentinels' | 'name'>): string {
+  if (settings.cluster !== undefined) return `Redis Cluster at ${settings.cluster.nodes.join(',')}`;
+  if (settings.sentinels !== undefined) return `Redis Sentinel master "${settings.name ?? ''}" via ${settings.sentinels.join(',')}`;
+  return `Redis at ${redisAddress(settings.url)}`;
+}
+
 /** `host:port` of a Redis URL, without credentials: what logs and errors may show. */
 export function redisAddress(url: string): string {
   try {

@@ -1,7 +1,8 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { Errors } from '../../errors/catalog.js';
 import { step, type Stage } from '../stage.js';
-import type { MethodDefinition, NetworkMethod, RequestContext } from '../../types.js';
+import { forwards, protectedNamespaces, type ProtectedNamespaces } from '../../config/unknown-methods.js';
+import type { MethodDefinition, Network, NetworkMethod, RequestContext } from '../../types.js';
 
 const NO_PARAMS: readonly unknown[] = Object.freeze([]);
 
@@ -15,12 +16,25 @@ function forwarded(name: string, credits: number): NetworkMethod {
   return { definition, validate: () => undefined };
 }
 
-/** The method the call names, or the network's policy for a method none of its families defines. */
+// What each network's families protect, worked out once per network (a reload builds new networks).
+const marksOf = new WeakMap<Network, ProtectedNamespaces>();
+
+function marks(network: Network): ProtectedNamespaces {
+  let found = marksOf.get(network);
+  if (found === undefined) marksOf.set(network, (found = protectedNamespaces(network.families)));
+  return found;
+}
+
+/**
+ * The method the call names, or the network's policy for a method none of its families defines: only
+ * names the policy lists are forwarded (never a node's administration namespace unless named one by one,
+ * never a namespace the families switched off); any other name is refused before a node is asked.
+ */
 function methodFor(ctx: RequestContext): NetworkMethod {
   const method = ctx.network.methods.get(ctx.call.method);
   if (method !== undefined && (method.definition.transports === undefined || method.definition.transports.includes(ctx.transport))) return method;
   const policy = ctx.network.config.unknownMethods;
-  if (method === undefined && policy?.policy === 'forward') return forwarded(ctx.call.method, policy.credits ?? 0);
+  if (method === undefined && policy !== undefined && forwards(policy, ctx.call.method, marks(ctx.network))) return forwarded(ctx.call.method, policy.credits ?? 0);
   throw new GatewayError(Errors.METHOD_NOT_FOUND, { message: `the method ${ctx.call.method} does not exist/is not available` });
 }
 
@@ -29,7 +43,7 @@ function methodFor(ctx: RequestContext): NetworkMethod {
  * A missing `params` member is validated as `[]`. Before anything is charged, it also refuses a method
  * its family refuses on purpose (`METHOD_NOT_SUPPORTED`, with the family's reason) and a method the
  * key's plan is not eligible for (`FORBIDDEN`). A method no family defines gets `METHOD_NOT_FOUND`, or
- * is forwarded at a set price when the network's `unknownMethods` policy says so.
+ * is forwarded at a set price when the network's `unknownMethods` policy lists it.
  */
 export function validate(): Stage {
   return step((ctx) => {
