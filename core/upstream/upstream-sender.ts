@@ -38,6 +38,13 @@ export interface UpstreamSenderOptions {
    * its protocol encodes: `dispatch` sets it.
    */
   readonly batched?: boolean;
+  /**
+   * Whether a node's "method not found" (-32601) skips it for the method (`failover.methodBanMs`). Default
+   * true; false for the gateway's own lookups: a node's refusal of the gateway's request (`latest` on a
+   * node with recorded answers only) says nothing of the clients' requests for the method, which must
+   * get their own answers.
+   */
+  readonly learnsMethodBans?: boolean;
 }
 
 /**
@@ -63,6 +70,7 @@ export interface UpstreamSenderOptions {
  */
 export function createUpstreamSender(deps: StageDependencies, options: UpstreamSenderOptions = {}): UpstreamSender {
   const batched = options.batched === true;
+  const learnsMethodBans = options.learnsMethodBans !== false;
   const { selector, logger, config, container, clock } = deps;
   // Store plugins replace the default before the gateway starts: resolved on first use.
   let upstreamBudgets: UpstreamBudgets | undefined;
@@ -181,7 +189,7 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
       }
       // The node does not serve the method: no health failure; the next node may serve it.
       if (failure.kind === 'unsupported') {
-        selector.onMethodNotFound?.(upstream, method.name, failure.message);
+        if (learnsMethodBans) selector.onMethodNotFound?.(upstream, method.name, failure.message);
         notServed = failure.message;
         continue;
       }
