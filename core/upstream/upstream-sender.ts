@@ -57,8 +57,9 @@ export interface UpstreamSenderOptions {
  *   "method not found" (-32601): the node does not serve the method, is skipped for it for
  *   `failover.methodBanMs`, and the next node is asked. When no node serves it, the client gets
  *   `METHOD_NOT_FOUND` in the node's words (not charged), not "unavailable".
- * - An answer showing a head below the network's head floor is not passed on (see `answerHead`): the next
- *   node is asked, else the call ends with `UPSTREAM_BEHIND`.
+ * - An answer showing a head below the network's head floor is not passed on (see `answerHead`): the same
+ *   node is asked once more (the answer may have been read just before the chain moved), then the next
+ *   node, else the call ends with `UPSTREAM_BEHIND`.
  * - A request that is not idempotent is never sent again once an upstream may have received it.
  * - A method's own deadline ends the call with the method's error: another node would not do better.
  * - The selector learns every outcome (breakers, counters); a client that went away is no upstream's fault.
@@ -110,6 +111,8 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     let last: UpstreamFailure | undefined;
     let resendRefused = false;
     let behind: BehindAnswer | undefined;
+    // An upstream whose answer showed a head below the floor is asked once more before the next one.
+    let reasked: Upstream | undefined;
     // "Method not found" from every upstream that could be asked: the node's words, for the client.
     let notServed: string | undefined;
     let otherFailure = false;
@@ -181,6 +184,14 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
           if (older === undefined) return { reply, upstream };
           behind = older;
           logger.debug({ call: ctx.id, network: network.name, upstream: upstream.name, head: older.head, floor: older.floor }, 'upstream answer behind the head floor');
+          // Answers race: one read before the chain moved may arrive after another that showed the move
+          // (a node mining a burst of blocks). The node is asked once more, which a node at the head
+          // answers at the floor; a node truly behind answers behind again, and the next one is asked.
+          if (reasked === undefined && candidates[i] === upstream && performance.now() < deadline) {
+            reasked = upstream;
+            if (primary) primaries--;
+            i--;
+          }
           continue;
         }
       } catch (error) {
