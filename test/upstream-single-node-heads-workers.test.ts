@@ -86,18 +86,18 @@ async function idleWorkerServes(t: Test, gateway: WorkersGateway): Promise<void>
   }
 }
 
-t.test('--workers 2 on one Redis: the idle worker keeps serving its only node', async (t) => {
-  const redis = await startRedisServer();
-  t.teardown(() => redis.stop());
-  const gateway = await startWorkersGateway(config, ['--workers', '2', '--redis', redis.url], 90_000, { TOLLGATE_ADMIN_TOKEN: TOKEN });
-  t.teardown(() => cleanUpWorkersGateway(gateway));
-  await idleWorkerServes(t, gateway);
-});
+/** The two stores that share heads between workers: one Redis, and a Redis Cluster. */
+const stores: ReadonlyArray<{ readonly name: string; readonly start: () => Promise<{ args: string[]; stop: () => Promise<void> }> }> = [
+  { name: 'one Redis', start: async () => { const redis = await startRedisServer(); return { args: ['--redis', redis.url], stop: () => redis.stop() }; } },
+  { name: 'a Redis Cluster', start: async () => { const cluster = await startRedisCluster(); return { args: ['--redis-cluster', cluster.seeds], stop: () => cluster.stop() }; } },
+];
 
-t.test('--workers 2 on a Redis Cluster: the idle worker keeps serving its only node', async (t) => {
-  const cluster = await startRedisCluster();
-  t.teardown(() => cluster.stop());
-  const gateway = await startWorkersGateway(config, ['--workers', '2', '--redis-cluster', cluster.seeds], 90_000, { TOLLGATE_ADMIN_TOKEN: TOKEN });
-  t.teardown(() => cleanUpWorkersGateway(gateway));
-  await idleWorkerServes(t, gateway);
-});
+for (const store of stores) {
+  t.test(`--workers 2 on ${store.name}: the idle worker keeps serving its only node`, async (t) => {
+    const { args, stop } = await store.start();
+    t.teardown(stop);
+    const gateway = await startWorkersGateway(config, ['--workers', '2', ...args], 90_000, { TOLLGATE_ADMIN_TOKEN: TOKEN });
+    t.teardown(() => cleanUpWorkersGateway(gateway));
+    await idleWorkerServes(t, gateway);
+  });
+}
