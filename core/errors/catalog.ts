@@ -41,6 +41,11 @@ export const Errors = Object.freeze({
   HTTP_METHOD_NOT_ALLOWED: entry('HTTP_METHOD_NOT_ALLOWED', -32600, 405, 'HTTP method not allowed: use POST', 'Send JSON-RPC calls with HTTP POST.'),
   /** Not found (code -32600, HTTP 404). */
   NOT_FOUND: entry('NOT_FOUND', -32600, 404, 'Not found', 'Check the URL: the network\'s base followed by the transport\'s path (see the transport\'s docs).'),
+  /**
+   * The call needs the chain head (a filter's start, a log range to `latest`) and the gateway could not
+   * learn it: its own head lookup got a node's error (code -33506, HTTP 503). Not charged.
+   */
+  HEAD_UNKNOWN: entry('HEAD_UNKNOWN', -33506, 503, 'Chain head unknown', 'The gateway could not learn the chain head the call needs (the message names its lookup and the node\'s answer to it); retry after the Retry-After header\'s seconds. The call was not charged.'),
   /** Method not found (code -32601, HTTP 200). */
   METHOD_NOT_FOUND: entry('METHOD_NOT_FOUND', -32601, 200, 'Method not found', 'Call a method this network offers; see the method table in the docs.'),
   /** Method not supported (code -32004, HTTP 200): a method the gateway knows and refuses on purpose, the message says why. */

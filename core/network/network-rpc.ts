@@ -21,11 +21,13 @@ function unlistedMethod(name: string): MethodDefinition {
  * call like a client's, minus the key, the charge and the stages. It gets a context of its own, the
  * selector's route for it (`select`), and goes through the same {@link createUpstreamSender} as
  * `dispatch`: admission and breakers, failover within the network's deadline, the method's own timeout,
- * outcomes fed back to the selector. The answer is read as JSON-RPC: its result, or the node's error as
- * a {@link NodeAnswerError}.
+ * outcomes fed back to the selector (except that a node's "method not found" to it skips the node for no
+ * client's call). The answer is read as JSON-RPC: its result, or the node's error as a
+ * {@link NodeAnswerError}.
  */
 export function createNetworkRpc(deps: StageDependencies): NetworkRpc {
-  const send = createUpstreamSender(deps);
+  // The network's own requests are not the clients': a node's -32601 to one bans no method for them.
+  const send = createUpstreamSender(deps, { learnsMethodBans: false });
   let ids = 0;
   return async (network: Network, method: string, params: readonly unknown[]): Promise<unknown> => {
     if (!isJsonRpcProtocol(network.protocol)) throw new Error(`network ${network.name} does not speak JSON-RPC: it has no rpc()`);

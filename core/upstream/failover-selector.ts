@@ -79,10 +79,7 @@ export class FailoverSelector implements UpstreamSelector {
   observeHead(upstream: Upstream, scope: string, head: number): void {
     const entry = this.#health.get(upstream);
     if (entry === undefined) return;
-    if (scope === '' && entry.health.head !== head) {
-      entry.health.head = head;
-      entry.network.invalidate();
-    }
+    if (scope === '') entry.network.answerHead(entry.health, head);
     this.#raise(entry.network, scope, head);
   }
 
@@ -142,7 +139,7 @@ export class FailoverSelector implements UpstreamSelector {
       if (breaker.state === 'open' || network.probing) return false;
       if (health.trialCall === ctx) health.trialCall = undefined;
       else if (upstream.settings.role !== 'partner' || !breaker.claimTrial(performance.now(), upstream.settings.timeoutMs)) return false;
-    } else if (health.lagging) {
+    } else if (health.lagging && !network.servesLagging()) {
       return false;
     }
     const counters = health.counters;
@@ -172,16 +169,23 @@ export class FailoverSelector implements UpstreamSelector {
     return tracked.retryAfterSeconds();
   }
 
+  /** Why every call of `network` is refused now (every breaker open), or undefined when calls are routed. */
+  refusal(network: Network): string | undefined {
+    return (this.#networks.get(network) ?? this.#track(network)).refusal();
+  }
+
   /**
    * Every upstream of every network, with `details`: `breaker` (state, consecutive failures, transitions,
    * how long ago it opened), `head`, `lag` and `lagging`, `latencyMs`, `weight`, `counters` (attempts,
-   * retries, failovers, successes, failures, probes, probe failures), `lastFailure`, `lastProbeOkMsAgo`,
+   * retries, failovers, successes, failures, probes, probe failures), `floor` (the network's head floor,
+   * shared by the deployment), `lastFailure`, `lastProbeOkMsAgo`,
    * `probing` and `networkUnavailable` (calls of the network no upstream could serve).
    */
   status(): UpstreamStatus[] {
     const now = performance.now();
     const out: UpstreamStatus[] = [];
     for (const network of this.#networks.values()) {
+      const lastResort = network.servesLagging();
       for (const h of network.members) {
         const upstream = h.upstream;
         const breaker = h.breaker;
@@ -191,7 +195,7 @@ export class FailoverSelector implements UpstreamSelector {
           name: upstream.name,
           network: network.network.name,
           role: upstream.role,
-          healthy: breaker.state === 'closed' && !(primary && h.lagging),
+          healthy: breaker.state === 'closed' && !(primary && h.lagging && !lastResort),
           inFlight: upstream.inFlight,
           details: {
             breaker: {
@@ -204,6 +208,7 @@ export class FailoverSelector implements UpstreamSelector {
             },
             head: h.head ?? null,
             highestHead: network.highestHead ?? null,
+            floor: network.floor('') ?? null,
             lag: primary ? (h.lag ?? null) : null,
             lagging: primary && h.lagging,
             latencyMs: h.latencyMs === undefined ? null : Math.round(h.latencyMs * 100) / 100,

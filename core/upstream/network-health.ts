@@ -9,6 +9,9 @@ import type { UpstreamFailure } from './upstream-failure.js';
 
 const EMPTY: readonly Upstream[] = Object.freeze([]);
 
+/** How often a lagging primary's head is checked when the network's active probes are off (`probe.intervalMs: 0`), ms. */
+const HEAD_CHECK_FALLBACK_MS = 2_000;
+
 /**
  * The upstream orders of a network for the current health picture, computed once per change of it (a
  * breaker moving, a head moving) and shared by every call until the next change, so choosing upstreams
@@ -25,6 +28,11 @@ interface RoutePlan {
   readonly wakeAt: number;
   /** Without probes: half-open primaries, each waiting for one call to be its trial. */
   readonly trials: readonly UpstreamHealth[];
+  /**
+   * Whether the primary orders hold lagging primaries: no primary is usable, so those whose breaker is
+   * closed serve rather than the network being refused (their head answers still meet the floor).
+   */
+  readonly lastResort: boolean;
   /** For each trial: the trial upstream first, then the first primary order. */
   readonly trialPrimaryOrders: readonly (readonly Upstream[])[];
   /** The same, followed by the usable partners. */
@@ -42,6 +50,9 @@ interface RoutePlan {
  * - calls start on a usable primary **at that highest head** (or whose head is unknown), the one with the
  *   fewest calls in flight per unit of weight, ties taken in turn; the other usable primaries follow, those
  *   at the head first, then the rest by head, highest first;
+ * - when no primary is usable but some with a closed breaker are lagging, those serve as a last resort,
+ *   highest head first: a lag measured against a floor another process raised is often this process's
+ *   stale view of a node that is at the head (see {@link NetworkHealth.raiseFloor});
  * - partners (not held to the primaries' head: they are another provider's chain view, used only when no
  *   primary can serve) follow when the call is eligible;
  * - without active probes, an open breaker whose cooldown ended makes the next call its trial: that call
@@ -74,6 +85,9 @@ export class NetworkHealth {
   readonly #trialTimers = new Set<NodeJS.Timeout>();
   #abort: AbortController | undefined;
   #inFlightProbes = new Set<Promise<void>>();
+  // Head checks of lagging primaries when no active probes run.
+  #headCheckTimer: NodeJS.Timeout | undefined;
+  readonly #headCheckAbort = new AbortController();
 
   constructor(network: Network, settings: FailoverSettings, logger?: Logger) {
     this.network = network;
@@ -94,8 +108,7 @@ export class NetworkHealth {
    * half-open primary whose trial is free makes this call its trial: it comes first.
    */
   select(eligible: boolean, ctx: RequestContext): readonly Upstream[] {
-    let plan = this.#plan;
-    if (plan === undefined || (plan.wakeAt !== Infinity && performance.now() >= plan.wakeAt)) plan = this.#rebuild();
+    const plan = this.#currentPlan();
     if (plan.trials.length > 0) {
       const now = performance.now();
       for (let i = 0; i < plan.trials.length; i++) {
@@ -125,6 +138,27 @@ export class NetworkHealth {
     return orders[best]!;
   }
 
+  /** Whether the route serves lagging primaries because no primary is usable (see {@link RoutePlan.lastResort}). */
+  servesLagging(): boolean {
+    return this.#currentPlan().lastResort;
+  }
+
+  /**
+   * Why every call of the network is refused now, or undefined when some call could be routed: for
+   * readiness, which must not say ready while the selector turns calls away.
+   */
+  refusal(): string | undefined {
+    const plan = this.#currentPlan();
+    if (plan.failoverOrders.length > 0 || plan.trials.length > 0) return undefined;
+    const seconds = this.retryAfterSeconds();
+    return this.members.length === 0 ? 'no upstream' : `no upstream may take calls: every breaker is open (the first may be tried again in ${seconds} s)`;
+  }
+
+  #currentPlan(): RoutePlan {
+    const plan = this.#plan;
+    return plan === undefined || (plan.wakeAt !== Infinity && performance.now() >= plan.wakeAt) ? this.#rebuild() : plan;
+  }
+
   /** Forgets the plan: the next call rebuilds it from the current health. */
   invalidate(): void {
     this.#plan = undefined;
@@ -149,14 +183,81 @@ export class NetworkHealth {
   /**
    * Raises the floor of `scope` to `head` when it is higher; returns whether it rose. The network's own
    * floor also counts as the highest head for lag: a primary further behind it than `maxLagBlocks` gets
-   * no traffic, whichever instance saw the head.
+   * no traffic while another primary is usable, whichever instance saw the head. Another instance's
+   * floor may run ahead of what this one knows of its nodes (it was not chosen for a while): without
+   * active probes, a primary this makes lagging has its head checked at once and then every probe
+   * interval until it is back (see {@link NetworkHealth.checkLag}).
    */
   raiseFloor(scope: string, head: number): boolean {
     const current = this.#floors.get(scope);
     if (current !== undefined && current >= head) return false;
     this.#floors.set(scope, head);
-    if (scope === '') this.invalidate();
+    if (scope === '') {
+      this.invalidate();
+      this.checkLag();
+    }
     return true;
+  }
+
+  /**
+   * Takes a head an answer of `h` showed (its reading is as of now). Only raises the head: an answer
+   * sent before a newer reading may arrive after it. Returns whether the head changed.
+   */
+  answerHead(h: UpstreamHealth, head: number): boolean {
+    if (!h.noteHead(head, performance.now(), false)) return false;
+    this.invalidate();
+    this.checkLag();
+    return true;
+  }
+
+  /**
+   * Without active probes, nothing else would ever ask a lagging primary for its head (it gets calls
+   * only as a last resort, and most answers show none): each lagging primary with a closed breaker is
+   * asked with the family's probe now, and again every `probe.intervalMs` (2000 ms when probes are
+   * off) while one lags. A head check moves no breaker: calls do that on a network without probes.
+   */
+  checkLag(): void {
+    if (this.probing || this.#headCheckAbort.signal.aborted || !hasHealthCall(this.network)) return;
+    this.updateLag();
+    let lagging = false;
+    for (const h of this.#primaries) {
+      if (!h.lagging || h.breaker.state !== 'closed') continue;
+      lagging = true;
+      if (!h.probing) this.#checkHead(h);
+    }
+    if (!lagging || this.#headCheckTimer !== undefined) return;
+    const interval = this.settings.probe.intervalMs > 0 ? this.settings.probe.intervalMs : HEAD_CHECK_FALLBACK_MS;
+    this.#headCheckTimer = setTimeout(() => {
+      this.#headCheckTimer = undefined;
+      this.checkLag();
+    }, interval);
+    this.#headCheckTimer.unref();
+  }
+
+  #checkHead(h: UpstreamHealth): void {
+    h.probing = true;
+    h.counters.probes++;
+    const sentAt = performance.now();
+    const done = probeUpstream(this.network, h.upstream, { timeoutMs: this.settings.probe.timeoutMs, signal: this.#headCheckAbort.signal })
+      .then((outcome) => {
+        if (this.#headCheckAbort.signal.aborted) return;
+        if (!outcome.ok) {
+          h.counters.probeFailures++;
+          h.lastFailure = { kind: 'probe', message: outcome.problem, at: performance.now() };
+          return;
+        }
+        h.lastProbeOkAt = performance.now();
+        h.observeLatency(outcome.latencyMs);
+        if (outcome.head !== undefined) {
+          if (h.noteHead(outcome.head, sentAt, true)) this.invalidate();
+          this.onProbeHead?.(outcome.head);
+        }
+      })
+      .finally(() => {
+        h.probing = false;
+        this.#inFlightProbes.delete(done);
+      });
+    this.#inFlightProbes.add(done);
   }
 
   /** Recomputes the highest head and every primary's lag. */
@@ -213,10 +314,14 @@ export class NetworkHealth {
     const lead: UpstreamHealth[] = [];
     const behind: UpstreamHealth[] = [];
     const trials: UpstreamHealth[] = [];
+    const laggards: UpstreamHealth[] = [];
     for (const h of this.#primaries) {
       const state = h.breaker.state;
       if (state === 'closed') {
-        if (h.lagging) continue;
+        if (h.lagging) {
+          laggards.push(h);
+          continue;
+        }
         if (h.head === undefined || highest === undefined || h.head >= highest) lead.push(h);
         else behind.push(h);
       } else if (state === 'half-open' && !probing) {
@@ -224,6 +329,8 @@ export class NetworkHealth {
       }
     }
     behind.sort((a, b) => b.head! - a.head!);
+    const lastResort = lead.length === 0 && behind.length === 0 && laggards.length > 0;
+    if (lastResort) behind.push(...laggards.sort((a, b) => b.head! - a.head!));
     const partners: Upstream[] = [];
     for (const h of this.#partners) if (h.breaker.state === 'closed') partners.push(h.upstream);
     if (!probing) for (const h of this.#partners) if (h.breaker.state === 'half-open') partners.push(h.upstream);
@@ -250,6 +357,7 @@ export class NetworkHealth {
       primaryOrders: primaryOrders.map((o) => Object.freeze(o)),
       failoverOrders: failoverOrders.map((o) => Object.freeze(o)),
       wakeAt,
+      lastResort,
       trials,
       trialPrimaryOrders,
       trialFailoverOrders: trialPrimaryOrders.map((o) => Object.freeze([...o, ...partners])),
@@ -277,10 +385,13 @@ export class NetworkHealth {
     return true;
   }
 
-  /** Stops probing and waits for probes in flight (they are aborted). */
+  /** Stops probing and head checks, and waits for probes in flight (they are aborted). */
   async stopProbing(): Promise<void> {
     if (this.#interval !== undefined) clearInterval(this.#interval);
     this.#interval = undefined;
+    clearTimeout(this.#headCheckTimer);
+    this.#headCheckTimer = undefined;
+    this.#headCheckAbort.abort();
     for (const timer of this.#trialTimers) clearTimeout(timer);
     this.#trialTimers.clear();
     this.#abort?.abort();
@@ -300,6 +411,12 @@ export class NetworkHealth {
       if (breaker.state === 'half-open' && !breaker.claimTrial(now, this.settings.probe.timeoutMs)) continue;
       this.#probe(h);
     }
+  }
+
+  /** Whether a primary other than `h` is usable (closed breaker, not lagging). */
+  #usableBesides(h: UpstreamHealth): boolean {
+    for (const other of this.#primaries) if (other !== h && other.breaker.state === 'closed' && !other.lagging) return true;
+    return false;
   }
 
   #scheduleTrial(h: UpstreamHealth): void {
@@ -330,6 +447,7 @@ export class NetworkHealth {
   }
 
   async #runProbe(h: UpstreamHealth): Promise<void> {
+    const sentAt = performance.now();
     const outcome = await probeUpstream(this.network, h.upstream, { timeoutMs: this.settings.probe.timeoutMs, signal: this.#abort!.signal });
     if (this.#interval === undefined) return; // stopped meanwhile
     const now = performance.now();
@@ -342,16 +460,15 @@ export class NetworkHealth {
     const head = outcome.head;
     h.lastProbeOkAt = now;
     h.observeLatency(outcome.latencyMs);
-    if (head !== undefined && head !== h.head) {
-      h.head = head;
-      this.invalidate();
-    }
+    if (head !== undefined && h.noteHead(head, sentAt, true)) this.invalidate();
     if (head !== undefined) this.onProbeHead?.(head);
     if (h.upstream.role === 'primary') {
       const wasLagging = h.lagging;
       this.updateLag();
       if (h.lagging !== wasLagging) this.invalidate();
-      if (h.lagging) {
+      // Lag counts against the breaker only while another primary can serve: when every primary lags
+      // (behind a floor another process raised), they serve as a last resort and must stay closed.
+      if (h.lagging && this.#usableBesides(h)) {
         const message = `head ${h.head} is ${h.lag} blocks behind ${this.highestHead} (limit ${this.settings.maxLagBlocks})`;
         h.counters.probeFailures++;
         h.lastFailure = { kind: 'lagging', message, at: now };

@@ -60,6 +60,11 @@ export interface UpstreamSelector {
   onMethodNotFound?(upstream: Upstream, method: string, message: string): void;
   /** The upstream's measured latency (a moving average of calls and probes), ms; undefined when not measured. */
   latencyMs?(upstream: Upstream): number | undefined;
+  /**
+   * Why the selector would refuse every call of `network` now (say, every breaker open), or undefined
+   * when it routes calls: readiness reports a network it refuses as not ready.
+   */
+  refusal?(network: Network): string | undefined;
   /** Starts background work (active health probes) for the gateway's networks. */
   start?(networks: readonly Network[]): void;
   /** Stops background work. */

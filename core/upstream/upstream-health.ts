@@ -44,8 +44,10 @@ export class UpstreamHealth {
   readonly breaker: CircuitBreaker;
   /** Counters. */
   readonly counters: UpstreamCounters = { attempts: 0, retries: 0, failovers: 0, successes: 0, failures: 0, probes: 0, probeFailures: 0 };
-  /** Last head reported by a probe (block number or slot); undefined until one reported a number. */
+  /** Last head reported by a probe or shown by an answer (block number or slot); undefined until one reported a number. */
   head: number | undefined;
+  /** When {@link head} was read, monotonic ms: a probe's send time, or an answer's arrival. */
+  headReadAt = Number.NEGATIVE_INFINITY;
   /** Moving average of answer latency (calls and probes), ms. */
   latencyMs: number | undefined;
   /** Blocks behind the highest head of the live primaries (primaries with a known head only). */
@@ -66,6 +68,21 @@ export class UpstreamHealth {
   constructor(upstream: Upstream, breaker: CircuitBreakerSettings) {
     this.upstream = upstream;
     this.breaker = new CircuitBreaker(breaker);
+  }
+
+  /**
+   * Takes a head reading made at `readAt` (monotonic ms); returns whether the head changed. Readings
+   * arrive out of order (a probe sent before a burst of blocks answers after a call that saw the
+   * burst): a reading lower than the known head counts only when it was made after that head was read,
+   * and only probes may lower a head (`lower`), as only they know when they read it.
+   */
+  noteHead(head: number, readAt: number, lower: boolean): boolean {
+    const known = this.head;
+    if (known !== undefined && head < known && (!lower || readAt < this.headReadAt)) return false;
+    if (readAt > this.headReadAt) this.headReadAt = readAt;
+    if (head === known) return false;
+    this.head = head;
+    return true;
   }
 
   /** Adds a latency sample. */

@@ -38,6 +38,13 @@ export interface UpstreamSenderOptions {
    * its protocol encodes: `dispatch` sets it.
    */
   readonly batched?: boolean;
+  /**
+   * Whether a node's "method not found" (-32601) skips it for the method (`failover.methodBanMs`). Default
+   * true; false for the gateway's own lookups: a node's refusal of the gateway's request (`latest` on a
+   * node with recorded answers only) says nothing of the clients' requests for the method, which must
+   * get their own answers.
+   */
+  readonly learnsMethodBans?: boolean;
 }
 
 /**
@@ -52,8 +59,9 @@ export interface UpstreamSenderOptions {
  *   `METHOD_NOT_FOUND` in the node's words (not charged), not "unavailable"; except for a forwarded call
  *   (a method no family of the network defines), where the last such answer of a node asked for this call
  *   is the call's answer, as any answer of a node to a forwarded call is (and charged like one).
- * - An answer showing a head below the network's head floor is not passed on (see `answerHead`): the next
- *   node is asked, else the call ends with `UPSTREAM_BEHIND`.
+ * - An answer showing a head below the network's head floor is not passed on (see `answerHead`): the same
+ *   node is asked once more (the answer may have been read just before the chain moved), then the next
+ *   node, else the call ends with `UPSTREAM_BEHIND`.
  * - A request that is not idempotent is never sent again once an upstream may have received it.
  * - A method's own deadline ends the call with the method's error: another node would not do better.
  * - The selector learns every outcome (breakers, counters); a client that went away is no upstream's fault.
@@ -65,6 +73,7 @@ export interface UpstreamSenderOptions {
  */
 export function createUpstreamSender(deps: StageDependencies, options: UpstreamSenderOptions = {}): UpstreamSender {
   const batched = options.batched === true;
+  const learnsMethodBans = options.learnsMethodBans !== false;
   const { selector, logger, config, container, clock } = deps;
   // Store plugins replace the default before the gateway starts: resolved on first use.
   let upstreamBudgets: UpstreamBudgets | undefined;
@@ -104,6 +113,8 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     let last: UpstreamFailure | undefined;
     let resendRefused = false;
     let behind: BehindAnswer | undefined;
+    // An upstream whose answer showed a head below the floor is asked once more before the next one.
+    let reasked: Upstream | undefined;
     // "Method not found" from every upstream that could be asked: the node's words, for the client.
     let notServed: string | undefined;
     // A forwarded call (a method no family defines) has no gateway verdict to give: a node's "method not
@@ -180,6 +191,14 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
           if (older === undefined) return { reply, upstream };
           behind = older;
           logger.debug({ call: ctx.id, network: network.name, upstream: upstream.name, head: older.head, floor: older.floor }, 'upstream answer behind the head floor');
+          // Answers race: one read before the chain moved may arrive after another that showed the move
+          // (a node mining a burst of blocks). The node is asked once more, which a node at the head
+          // answers at the floor; a node truly behind answers behind again, and the next one is asked.
+          if (reasked === undefined && candidates[i] === upstream && performance.now() < deadline) {
+            reasked = upstream;
+            if (primary) primaries--;
+            i--;
+          }
           continue;
         }
       } catch (error) {
@@ -188,7 +207,7 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
       }
       // The node does not serve the method: no health failure; the next node may serve it.
       if (failure.kind === 'unsupported') {
-        selector.onMethodNotFound?.(upstream, method.name, failure.message);
+        if (learnsMethodBans) selector.onMethodNotFound?.(upstream, method.name, failure.message);
         notServed = failure.message;
         continue;
       }

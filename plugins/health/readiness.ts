@@ -27,10 +27,14 @@ function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
  * selector probes it (`probeUpstream`: the family's health call, `eth_blockNumber`, `getHealth`...; for a
  * network without one, the file-storage API, any answer), and one good answer is enough. Readiness asks
  * every node whatever its breaker says, and its probes do not move breakers: a load balancer's polling
- * must not steer traffic.
+ * must not steer traffic. A network the selector refuses calls for now (every breaker open) is not ready
+ * either, whatever its nodes answer: a ready process must serve.
  */
-async function networkState(network: Network, timeoutMs: number): Promise<string> {
+async function networkState(gateway: GatewayRuntime, network: Network, timeoutMs: number): Promise<string> {
   if (network.upstreams.length === 0) return 'no node answers (no upstream)';
+  // A node that answers is not enough: the gateway must also send calls to one.
+  const refused = gateway.container.resolve(Tokens.UpstreamSelector).refusal?.(network);
+  if (refused !== undefined) return `calls are refused (${refused})`;
   // The timeout bounds the connect phase too, which the request's own timeout does not; once one node
   // answered, the others' probes are dropped.
   const done = new AbortController();
@@ -63,7 +67,7 @@ async function storeState(gateway: GatewayRuntime, timeoutMs: number): Promise<s
 /** Checks the store and every network, all at once, each within `timeoutMs`. */
 export async function checkReadiness(gateway: GatewayRuntime, timeoutMs: number): Promise<Readiness> {
   const networks = [...gateway.networks.all];
-  const [store, ...states] = await Promise.all([storeState(gateway, timeoutMs), ...networks.map((network) => networkState(network, timeoutMs))]);
+  const [store, ...states] = await Promise.all([storeState(gateway, timeoutMs), ...networks.map((network) => networkState(gateway, network, timeoutMs))]);
   const byName = Object.fromEntries(networks.map((network, i) => [network.name, states[i]!]));
   const ready = store === 'ok' && states.every((state) => state === 'ok');
   // The workers share the store and the nodes: what this worker found holds for the group, which can

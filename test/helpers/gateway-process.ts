@@ -15,6 +15,7 @@ import { ledgerSqlite } from '../../plugins/ledger-sqlite/index.js';
 import { ledgerRedis } from '../../plugins/ledger-redis/index.js';
 import { wsTransport, type WsTransportOptions } from '../../plugins/ws/index.js';
 import { admin } from '../../plugins/admin/index.js';
+import { health } from '../../plugins/health/index.js';
 import { TSX_NODE_ARGS } from './tsx-node-args.js';
 
 /** What the child is told to run. */
@@ -26,6 +27,8 @@ export interface GatewayProcessSpec {
   readonly ws?: WsTransportOptions;
   /** Adds the admin plugin (its token in `config.plugins.admin`). */
   readonly admin?: boolean;
+  /** Adds the health plugin (`/healthz`, `/readyz`). */
+  readonly health?: boolean;
 }
 
 /** A running gateway child. */
@@ -110,7 +113,7 @@ if (process.env.TOLLGATE_TEST_GATEWAY !== undefined && process.argv[1] === scrip
   const store: TollgatePlugin[] = spec.store === 'sqlite' ? [ledgerSqlite()] : spec.store === 'redis' ? [ledgerRedis()] : [];
   const gateway = await createGateway({
     config: { ...spec.config, log: { level: 'warn', ...spec.config.log }, server: { ...spec.config.server, host: '127.0.0.1', port: 0 } },
-    plugins: [...store, ...(spec.admin === true ? [admin()] : []), httpTransport(), ...(spec.ws === undefined ? [] : [wsTransport(spec.ws)]), evmFamily()],
+    plugins: [...store, ...(spec.admin === true ? [admin()] : []), ...(spec.health === true ? [health()] : []), httpTransport(), ...(spec.ws === undefined ? [] : [wsTransport(spec.ws)]), evmFamily()],
     clock,
   });
   const server = await gateway.listen();

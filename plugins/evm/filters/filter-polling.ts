@@ -5,6 +5,7 @@
  * @module
  */
 import type { NetworkRuntime } from '../../../core/plugin-api.js';
+import { headUnknown, lookupHead } from '../head-lookup.js';
 
 /** The criteria of a log filter, as `eth_newFilter` took them. */
 export interface LogCriteria {
@@ -59,10 +60,11 @@ export function quantityOf(value: unknown): number | undefined {
   return typeof value === 'string' && /^0[xX][0-9a-fA-F]{1,13}$/.test(value) ? Number.parseInt(value.slice(2), 16) : undefined;
 }
 
-/** The network's head block number. */
+/** The network's head block number; `HEAD_UNKNOWN` when the node refuses the lookup or answers no number. */
 export async function headOf(network: NetworkRuntime): Promise<number> {
-  const head = quantityOf(await network.rpc('eth_blockNumber', []));
-  if (head === undefined) throw new Error('eth_blockNumber did not answer a block number');
+  const answer = await lookupHead(network, 'eth_blockNumber', []);
+  const head = quantityOf(answer);
+  if (head === undefined) throw headUnknown(network, 'eth_blockNumber did not answer a block number');
   return head;
 }
 

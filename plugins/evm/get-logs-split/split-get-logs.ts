@@ -9,6 +9,7 @@ import { Errors, GatewayError, NodeAnswerError, keyOf, type LimitsInput, type Ne
 import { answerWith, answerWithChargedError, answerWithNodeError } from '../gateway-answer.js';
 import { isRangeTooWide } from './range-too-wide.js';
 import { takeSplitSlot } from './split-slots.js';
+import { lookupHead } from '../head-lookup.js';
 import type { GetLogsSplitSettings } from './settings.js';
 
 /** The whole call's limits: the spec's 10,000 results and 10 seconds. */
@@ -39,7 +40,7 @@ async function blockNumberOf(tag: unknown, network: NetworkRuntime, head: () => 
   if (tag === undefined || tag === null || tag === 'latest' || tag === 'pending') return head();
   if (tag === 'earliest') return 0;
   if (tag === 'safe' || tag === 'finalized') {
-    const block = (await network.rpc('eth_getBlockByNumber', [tag, false])) as { number?: unknown } | null;
+    const block = (await lookupHead(network, 'eth_getBlockByNumber', [tag, false])) as { number?: unknown } | null;
     return quantityOf(block?.number);
   }
   return quantityOf(tag);
@@ -77,7 +78,7 @@ export async function splitGetLogs(input: LimitsInput, settings: GetLogsSplitSet
   if (filter === undefined || (filter.blockHash !== undefined && filter.blockHash !== null)) return false;
 
   let headNumber: Promise<number> | undefined;
-  const head = (): Promise<number> => (headNumber ??= network.rpc('eth_blockNumber', []).then((n) => quantityOf(n) ?? Number.NaN));
+  const head = (): Promise<number> => (headNumber ??= lookupHead(network, 'eth_blockNumber', []).then((n) => quantityOf(n) ?? Number.NaN));
   const from = await blockNumberOf(filter.fromBlock, network, head);
   const to = await blockNumberOf(filter.toBlock, network, head);
   if (from === undefined || to === undefined || Number.isNaN(from) || Number.isNaN(to) || from > to) return false;
