@@ -19,7 +19,7 @@ const KEY = 'forwarded-node-error-key-1';
 const gw = await startTestGateway(
   {
     keys: [{ key: KEY, plan: 'custom', id: 'fwd' }],
-    networks: [{ name: 'open', families: ['evm'], upstreams: [{ url: relay.url }], unknownMethods: { policy: 'forward', credits: 7 } }],
+    networks: [{ name: 'open', families: ['evm'], upstreams: [{ url: relay.url }], unknownMethods: { policy: 'forward', credits: 7, namespaces: ['no'] } }],
   },
   [httpTransport(), evmFamily()],
 );
