@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatSolanaRpcFixture, solanaRpcFixtureDir, type SolanaRpcExchange } from '../test/helpers/solana-rpc-fixtures.js';
+import { formatSolanaRpcFixture, solanaRpcFixtureDir, withDefaultPorts, type SolanaRpcExchange } from '../test/helpers/solana-rpc-fixtures.js';
 import { solanaRecordingCalls } from '../test/helpers/solana-rpc-requests.js';
 import { startSolanaScenario } from '../test/helpers/solana-rpc-scenario.js';
 
@@ -23,7 +23,7 @@ for (const method of methods) {
     for (const [index, call] of calls.entries()) {
       const requestText = JSON.stringify({ jsonrpc: '2.0', id: index + 1, method, ...(call.params === undefined ? {} : { params: call.params }) });
       const response = await fetch(scenario.instance.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: requestText });
-      exchanges.push({ comment: call.comment, requestText, responseText: await response.text() });
+      exchanges.push({ comment: call.comment, requestText, responseText: withDefaultPorts(await response.text(), scenario.instance.url) });
     }
     writeFileSync(join(solanaRpcFixtureDir, `${method}.io`), formatSolanaRpcFixture({ method, exchanges }));
   } finally {

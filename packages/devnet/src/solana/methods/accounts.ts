@@ -114,7 +114,8 @@ function getLargestAccounts(params: unknown, { node }: MethodContext): unknown {
   readVariant(config?.filter, ['circulating', 'nonCirculating'] as const);
   const slot = contextSlot(node, config);
   const all = OWNERS.flatMap((owner) => node.programAccounts(owner));
-  all.sort((a, b) => (a.account.lamports === b.account.lamports ? 0 : a.account.lamports > b.account.lamports ? -1 : 1));
+  // Largest first; equal balances by address, so that the answer does not depend on the VM's storage order.
+  all.sort((a, b) => (a.account.lamports === b.account.lamports ? (a.address < b.address ? -1 : 1) : a.account.lamports > b.account.lamports ? -1 : 1));
   // A devnet has no non-circulating supply: both filters rank every account.
   return withContext(node, slot, all.slice(0, 20).map(({ address, account }) => ({ lamports: account.lamports, address })));
 }
