@@ -1,5 +1,8 @@
 import t from 'tap';
-import { solanaRpcFixtures, withDefaultPorts } from './helpers/solana-rpc-fixtures.js';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { recordSubscription, solanaPubsubPlans } from './helpers/solana-pubsub-recording.js';
+import { solanaPubsubFixtureDir, solanaRpcFixtures, withDefaultPorts } from './helpers/solana-rpc-fixtures.js';
 import { SOLANA_ERROR_CODES, SOLANA_RESULT_SHAPES, shapeProblems } from './helpers/solana-rpc-shapes.js';
 import { startSolanaScenario } from './helpers/solana-rpc-scenario.js';
 
@@ -51,6 +54,27 @@ t.test('a fresh scenario node answers every recorded request byte for byte', asy
         const response = await fetch(scenario.instance.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: e.requestText });
         t.equal(withDefaultPorts(await response.text(), scenario.instance.url), e.responseText, `${method} (${e.comment})`);
       }
+    } finally {
+      await scenario.stop();
+    }
+  }
+});
+
+t.test('the nine subscriptions: recorded transcripts in agave\'s wire format, reproduced by a fresh node', async (t) => {
+  const files = readdirSync(solanaPubsubFixtureDir).filter((f) => f.endsWith('.io')).sort();
+  t.same(files.map((f) => f.replace(/\.io$/, '')), ['accountSubscribe', 'blockSubscribe', 'logsSubscribe', 'programSubscribe', 'rootSubscribe', 'signatureSubscribe', 'slotSubscribe', 'slotsUpdatesSubscribe', 'voteSubscribe']);
+  for (const file of files) {
+    const method = file.replace(/\.io$/, '');
+    const recorded = readFileSync(join(solanaPubsubFixtureDir, file), 'utf8').split('\n').filter((l) => l.startsWith('>> ') || l.startsWith('<< ') || l.startsWith('// do: '));
+    const notifications = recorded.filter((l) => l.startsWith('<< {"jsonrpc":"2.0","method"'));
+    t.ok(notifications.length > 0, `${method}: notifications recorded`);
+    for (const line of notifications) {
+      t.match(line, new RegExp(`^<< \\{"jsonrpc":"2\\.0","method":"${method.replace('Subscribe', 'Notification')}","params":\\{"result":.*,"subscription":0\\}\\}$`), `${method}: agave's notification envelope`);
+    }
+    const scenario = await startSolanaScenario();
+    try {
+      const plan = solanaPubsubPlans(scenario)[method]!;
+      t.same(await recordSubscription(scenario, scenario.instance.wsUrl, method, plan), recorded, `${method}: the same transcript`);
     } finally {
       await scenario.stop();
     }

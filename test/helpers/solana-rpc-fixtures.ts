@@ -56,3 +56,16 @@ export function withDefaultPorts(text: string, rpcUrl: string): string {
   const port = Number(new URL(rpcUrl).port);
   return text.replaceAll(`"127.0.0.1:${port}"`, '"127.0.0.1:8899"').replaceAll(`"127.0.0.1:${port + 1}"`, '"127.0.0.1:8900"');
 }
+
+/** Where the recorded subscriptions are kept: one transcript per subscription. */
+export const solanaPubsubFixtureDir = join(solanaRpcFixtureDir, 'subscriptions');
+
+/** The header of a subscription's transcript file. */
+export function pubsubFixtureHeader(method: string, comment: string): string[] {
+  return [
+    `// ${method}: https://solana.com/docs/rpc/websocket/${method.toLowerCase()}`,
+    '// Recorded from the devnet\'s Solana node by scripts/record-solana-rpc.ts (test/helpers/solana-pubsub-recording.ts):',
+    '// `>>` sent, `<<` received in that order, `// do:` a step taken on the node meanwhile.',
+    `// ${comment}`,
+  ];
+}

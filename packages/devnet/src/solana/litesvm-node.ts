@@ -154,6 +154,11 @@ export class LiteSvmNode {
     return this.#slot > lag ? this.#slot - lag : 0n;
   }
 
+  /** The node's wall clock, in milliseconds (the `now` option, `Date.now` by default). */
+  now(): number {
+    return this.#now();
+  }
+
   /** Moves the head forward by `slots` (default 1) and the VM's clock with it. */
   advance(slots = 1): void {
     const now = Math.floor(this.#now() / 1000);
