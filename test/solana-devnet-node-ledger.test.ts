@@ -1,7 +1,7 @@
 import t from 'tap';
 import bs58 from 'bs58';
-import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
-import { startLiteSvmInstance } from '@tollgate/devnet';
+import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js';
+import { startLiteSvmInstance, tokenAccountData } from '@tollgate/devnet';
 import { post, rpc } from './helpers/json-rpc.js';
 
 // The devnet Solana node's ledger as agave keeps one: a transaction that fails without preflight
@@ -64,4 +64,37 @@ t.test('a blockhash older than 150 blocks is invalid and refused by preflight', 
   t.equal((await call<{ value: boolean }>('isBlockhashValid', [tx.recentBlockhash, { commitment: 'processed' }])).value, false, 'older than 150 blocks');
   const refused = (await post(solana.url, rpc('sendTransaction', [wire.toString('base64'), { encoding: 'base64' }]))).json as { error: { code: number; message: string } };
   t.same([refused.error.code, refused.error.message], [-32002, 'Transaction simulation failed: Blockhash not found']);
+});
+
+t.test('a token transfer lists its token balances before and after', async (t) => {
+  const seed = solana.getSeed();
+  const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+  const source = Keypair.generate().publicKey.toBase58();
+  const destination = Keypair.generate().publicKey.toBase58();
+  const holder = Keypair.generate().publicKey.toBase58();
+  const rent = node.rentExemptMinimum(165);
+  node.setAccount(source, { lamports: rent, data: tokenAccountData(seed.mint.address, payer.publicKey.toBase58(), 1_000_000n), owner: TOKEN });
+  node.setAccount(destination, { lamports: rent, data: tokenAccountData(seed.mint.address, holder, 0n), owner: TOKEN });
+  const data = Buffer.alloc(9);
+  data.writeUInt8(3, 0); // TokenInstruction::Transfer
+  data.writeBigUInt64LE(250_000n, 1);
+  const transfer = new TransactionInstruction({
+    programId: new PublicKey(TOKEN),
+    keys: [
+      { pubkey: new PublicKey(source), isSigner: false, isWritable: true },
+      { pubkey: new PublicKey(destination), isSigner: false, isWritable: true },
+      { pubkey: payer.publicKey, isSigner: true, isWritable: false },
+    ],
+    data,
+  });
+  const signature = await call<string>('sendTransaction', [signed(new Transaction().add(transfer)).toString('base64'), { encoding: 'base64' }]);
+  node.advance(1);
+  const landed = await call<{ meta: { err: unknown; preTokenBalances: unknown[]; postTokenBalances: unknown[] }; transaction: { message: { accountKeys: string[] } } }>('getTransaction', [signature, { commitment: 'confirmed' }]);
+  t.equal(landed.meta.err, null);
+  const keys = landed.transaction.message.accountKeys;
+  const balance = (account: string, owner: string, amount: string, uiAmount: number) => ({
+    accountIndex: keys.indexOf(account), mint: seed.mint.address, uiTokenAmount: { uiAmount, decimals: 6, amount, uiAmountString: String(uiAmount) }, owner, programId: TOKEN,
+  });
+  t.same(landed.meta.preTokenBalances, [balance(source, payer.publicKey.toBase58(), '1000000', 1), balance(destination, holder, '0', 0)].sort((a, b) => a.accountIndex - b.accountIndex));
+  t.same(landed.meta.postTokenBalances, [balance(source, payer.publicKey.toBase58(), '750000', 0.75), balance(destination, holder, '250000', 0.25)].sort((a, b) => a.accountIndex - b.accountIndex));
 });

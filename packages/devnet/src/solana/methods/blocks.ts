@@ -77,7 +77,7 @@ export function encodeBlock(node: LiteSvmNode, slot: bigint, { encoding, details
           signatures: r.tx.signatures,
           accountKeys: r.tx.accountKeys.map((pubkey, i) => ({ pubkey, writable: isWritable(r.tx, i), signer: isSigner(r.tx, i), source: 'transaction' })),
         },
-        meta: { err: full.err, status: full.status, fee: full.fee, preBalances: full.preBalances, postBalances: full.postBalances, preTokenBalances: [], postTokenBalances: [] },
+        meta: { err: full.err, status: full.status, fee: full.fee, preBalances: full.preBalances, postBalances: full.postBalances, preTokenBalances: full.preTokenBalances, postTokenBalances: full.postTokenBalances },
         version: maxVersion === undefined ? undefined : r.tx.version,
       };
     });
