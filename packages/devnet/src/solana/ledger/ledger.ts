@@ -166,6 +166,13 @@ export class Ledger {
     return this.#transactionCount;
   }
 
+  /** Transactions in the blocks up to `slot` (those of later blocks, up to `head`, not counted). */
+  transactionCountAt(slot: bigint, head: bigint): bigint {
+    let count = this.#transactionCount;
+    for (let s = head; s > slot; s--) count -= BigInt(this.transactions(s).length);
+    return count;
+  }
+
   /** Every slot holding transactions, in increasing order (for prioritization fees). */
   slotsWithTransactions(): bigint[] {
     return [...this.#bySlot.keys()];
