@@ -98,3 +98,18 @@ t.test('a token transfer lists its token balances before and after', async (t) =
   t.same(landed.meta.preTokenBalances, [balance(source, payer.publicKey.toBase58(), '1000000', 1), balance(destination, holder, '0', 0)].sort((a, b) => a.accountIndex - b.accountIndex));
   t.same(landed.meta.postTokenBalances, [balance(source, payer.publicKey.toBase58(), '750000', 0.75), balance(destination, holder, '250000', 0.25)].sort((a, b) => a.accountIndex - b.accountIndex));
 });
+
+t.test('two nodes started alike and given the same steps hold the same ledger', async (t) => {
+  const now = (): number => Date.UTC(2026, 0, 1);
+  const [a, b] = await Promise.all([startLiteSvmInstance('litesvm#a', { slotMs: 0, now }), startLiteSvmInstance('litesvm#b', { slotMs: 0, now })]);
+  t.teardown(async () => { await a.stop(); await b.stop(); });
+  const both = async (method: string, params: unknown[]): Promise<string[]> =>
+    Promise.all([a, b].map(async (n) => (await post(n.url, rpc(method, params))).text));
+  for (const n of [a, b]) n.node.advance(2);
+  const [sigA, sigB] = await both('requestAirdrop', [payer.publicKey.toBase58(), 5_000_000]);
+  t.equal(sigA, sigB, 'the same airdrop transaction');
+  for (const n of [a, b]) n.node.advance(1);
+  const [blockA, blockB] = await both('getBlock', [2, { commitment: 'confirmed' }]);
+  t.equal(blockA, blockB);
+  t.match(blockA, /"signatures":\["/);
+});
