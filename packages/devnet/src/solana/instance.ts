@@ -13,6 +13,8 @@ import { seedSolana, type SolanaSeed } from './seed.js';
 export interface LiteSvmSettings extends LiteSvmNodeOptions {
   /** Whether to write the seed accounts at startup (default true). */
   readonly seed?: boolean;
+  /** The RPC port (code only; default a free one): a test restarting a stopped node gives its old port. */
+  readonly port?: number;
 }
 
 /** A started `litesvm` upstream. */
@@ -23,6 +25,10 @@ export interface LiteSvmInstance extends EmbeddedUpstreamInstance {
   readonly kind: 'litesvm';
   /** The JSON-RPC URL the gateway uses. */
   readonly url: string;
+  /** The WebSocket (pubsub) URL: the same port as {@link url}. */
+  readonly wsUrl: string;
+  /** The WebSocket URL on `port + 1`, where agave serves pubsub (and web3.js looks by default), when that port was free. */
+  readonly pubsubUrl: string | undefined;
   /** The VM and its slot clock (tests write accounts with `node.setAccount`). */
   readonly node: LiteSvmNode;
   /** The JSON-RPC server. */
@@ -58,13 +64,26 @@ export function readLiteSvmSettings(where: string, source: Readonly<Record<strin
   return out as LiteSvmSettings;
 }
 
+/**
+ * Starts a seeded LiteSVM node behind its HTTP and WebSocket JSON-RPC server: what tests and the
+ * demo run against.
+ *
+ * @example
+ * ```ts
+ * const solana = await startLiteSvmInstance('litesvm#test', { slotMs: 50 });
+ * const rpc = createSolanaRpc(solana.url);
+ * const subscriptions = createSolanaRpcSubscriptions(solana.wsUrl);
+ * // ...
+ * await solana.stop();
+ * ```
+ */
 export async function startLiteSvmInstance(id: string, settings: LiteSvmSettings = {}): Promise<LiteSvmInstance> {
   const node = new LiteSvmNode(settings);
   let server: LiteSvmServer;
   let seed: SolanaSeed | undefined;
   try {
     seed = settings.seed === false ? undefined : seedSolana(node);
-    server = await startLiteSvmServer({ node });
+    server = await startLiteSvmServer({ node, ...(settings.port === undefined ? {} : { port: settings.port }) });
   } catch (error) {
     node.stop();
     throw error;
@@ -74,6 +93,8 @@ export async function startLiteSvmInstance(id: string, settings: LiteSvmSettings
     id,
     kind: 'litesvm',
     url: server.url,
+    wsUrl: server.wsUrl,
+    pubsubUrl: server.pubsubUrl,
     node,
     server,
     seed,
