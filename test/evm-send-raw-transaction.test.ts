@@ -16,6 +16,8 @@ import { startGatewayProcess, type GatewayProcess } from './helpers/gateway-proc
 import { redisAvailable, startRedisServer } from './helpers/redis-server.js';
 import { startChaosUpstream } from './helpers/failover-upstreams.js';
 import { post, rpc } from './helpers/json-rpc.js';
+import { until } from './helpers/until.js';
+import { createRedisStore } from '../plugins/ledger-redis/index.js';
 
 // Anvil's first dev account, and a recipient.
 const sender = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
@@ -103,14 +105,29 @@ t.test('a resend while the first is still in the pool ("already imported") gets 
 
   const raw = await signTransfer(node, 0);
   const hash = keccak256(raw);
-  const answers = [await send(urls[0]!, raw), await send(urls[1]!, raw), await send(urls[0]!, raw)];
-  t.same(answers.map((a) => a.result), [hash, hash, hash], 'both instances answer every send with the hash');
+  // viem's own sendRawTransaction, as a wallet that resends after a timeout, through either instance.
+  const clients = urls.map((url) => createWalletClient({ chain: foundry, transport: http(url, { retryCount: 0 }) }));
+  const answers = [
+    await clients[0]!.sendRawTransaction({ serializedTransaction: raw }),
+    await clients[1]!.sendRawTransaction({ serializedTransaction: raw }),
+    await clients[0]!.sendRawTransaction({ serializedTransaction: raw }),
+  ];
+  t.same(answers, [hash, hash, hash], 'both instances answer every send with the hash');
   t.match(await node.rpc('eth_sendRawTransaction', [raw]).catch((e: Error) => e.message), /already imported/, 'the node says "already imported"');
   await node.rpc('evm_mine', []);
   const block = await node.rpc<{ transactions: string[] }>('eth_getBlockByNumber', ['latest', false]);
   t.same(block.transactions, [hash], 'the mined block holds the transaction once');
-  t.same((await send(urls[1]!, raw)).result, hash, 'after mining ("nonce too low") still the hash');
+  t.same(await clients[1]!.sendRawTransaction({ serializedTransaction: raw }), hash, 'after mining ("nonce too low") still the hash');
   t.equal(await minedFrom(node), 1);
+
+  // The balance and usage the two instances share in Redis: four sends of one transaction, one charge.
+  const store = createRedisStore({ url: redis.url, prefix: 'send-raw:' });
+  await store.open();
+  t.teardown(() => store.close());
+  t.equal((await store.ledger.balance('sender', 1e12, new Date())).used, COST, 'one transaction, one charge, across both instances');
+  const day = new Date().toISOString().slice(0, 10);
+  await until('both instances flushed their usage', async () => (await store.usage.usage('sender', day))['eth_sendRawTransaction']?.calls === 4);
+  t.match((await store.usage.usage('sender', day))['eth_sendRawTransaction'], { calls: 4, credits: COST }, 'usage: four calls, one charge');
 });
 
 t.test('the node dies between send and answer: the transaction is not sent to another node', async (t) => {
