@@ -69,7 +69,7 @@ t.test('the family defines the 52 HTTP methods, priced on the scale, the spec\'s
   t.same([...methods.keys()].sort(), [...ISSUE_METHODS].sort());
   t.equal(methods.get('getAccountInfo')!.credits, 160);
   t.equal(methods.get('getClusterNodes')!.credits, 160);
-  const tiers = new Set(Object.values(SOLANA_CREDITS));
+  const tiers = new Set<number>(Object.values(SOLANA_CREDITS));
   for (const method of methods.values()) t.ok(tiers.has(method.credits), `${method.name} is priced on the scale`);
   for (const name of ['sendTransaction', 'requestAirdrop']) t.same([methods.get(name)!.idempotent, methods.get(name)!.failover], [false, false], name);
   t.same([methods.get('simulateTransaction')!.idempotent, methods.get('simulateTransaction')!.credits], [true, SOLANA_CREDITS.simulate], 'simulateTransaction is a read');

@@ -1,5 +1,5 @@
-import t from 'tap';
-import { createSolanaRpc, generateKeyPairSigner, lamports, type Signature } from '@solana/kit';
+import t, { type Test } from 'tap';
+import { createSolanaRpc, devnet, generateKeyPairSigner, lamports, type Signature } from '@solana/kit';
 import { LiteSvmNode, startLiteSvmServer, type LiteSvmServer } from '@tollgate/devnet';
 import { Tokens } from '../core/plugin-api.js';
 import { type CreditLedger } from '../core/store-api.js';
@@ -22,7 +22,7 @@ const KEYS = [{ key: KEY, id: 'dapp', plan: 'big' }];
 const SOME_ADDRESS = '11111111111111111111111111111111';
 
 /** A LiteSVM node at `startSlot` whose slots move only when the test moves them, served over HTTP. */
-async function startNode(t: Tap.Test, startSlot: number): Promise<{ node: LiteSvmNode; server: LiteSvmServer }> {
+async function startNode(t: Test, startSlot: number): Promise<{ node: LiteSvmNode; server: LiteSvmServer }> {
   const node = new LiteSvmNode({ slotMs: 0, startSlot });
   const server = await startLiteSvmServer({ node });
   t.teardown(async () => { await server.stop(); node.stop(); });
@@ -43,7 +43,7 @@ t.test('a call with minContextSlot goes only to a node known to have reached it'
     [httpTransport(), solanaFamily()],
   );
   t.teardown(() => gw.close());
-  const selector = gw.gateway.container.resolve<FailoverSelector>(Tokens.UpstreamSelector);
+  const selector = gw.gateway.container.resolve(Tokens.UpstreamSelector) as FailoverSelector;
   await until('node a\'s slot known from its probes', () => upstreamView(selector, 'sol', 'a').head === 1000);
   const url = gw.url('sol', KEY);
   for (let i = 0; i < 6; i++) {
@@ -67,7 +67,7 @@ t.test('a node whose slot stalls while it answers healthy leaves the rotation, a
     [httpTransport(), solanaFamily()],
   );
   t.teardown(() => gw.close());
-  const selector = gw.gateway.container.resolve<FailoverSelector>(Tokens.UpstreamSelector);
+  const selector = gw.gateway.container.resolve(Tokens.UpstreamSelector) as FailoverSelector;
   await until('both slots known', () => upstreamView(selector, 'sol', 'a').head === 1000 && upstreamView(selector, 'sol', 'b').head === 1000);
   b.node.advance(20);
   await until('node a, stalled at 1000, is lagging', () => upstreamView(selector, 'sol', 'a').lagging);
@@ -136,7 +136,7 @@ t.test('the same transaction sent through two instances sharing Redis is answere
   const config = { plans: PLANS, keys: KEYS, networks: [{ name: 'sol', families: ['solana'], upstreams: [{ url: server.url }], options: { solana: { airdrop: true } } }], plugins: { 'ledger-redis': { url: redis.url, prefix: 'sol-resend:' } } };
   const gateways = [await startTestGateway(config, [ledgerRedis(), httpTransport(), solanaFamily()]), await startTestGateway(config, [ledgerRedis(), httpTransport(), solanaFamily()])];
   t.teardown(() => Promise.all(gateways.map((g) => g.close())));
-  const [one, two] = gateways.map((g) => createSolanaRpc(g.url('sol', KEY))) as [ReturnType<typeof createSolanaRpc>, ReturnType<typeof createSolanaRpc>];
+  const [one, two] = gateways.map((g) => createSolanaRpc(devnet(g.url('sol', KEY)))) as [ReturnType<typeof createSolanaRpc<ReturnType<typeof devnet>>>, ReturnType<typeof createSolanaRpc<ReturnType<typeof devnet>>>];
   const payer = await generateKeyPairSigner();
   const airdrop = await one.requestAirdrop(payer.address, lamports(1_000_000_000n)).send();
   await until('the airdrop confirmed', async () => {
