@@ -61,6 +61,8 @@ export interface LiteSvmNodeOptions {
   readonly version?: string;
   /** Seed of the node's identity key (default `"tollgate-litesvm"`): the same seed gives the same `pubkey`. */
   readonly identitySeed?: string;
+  /** The wall clock, in milliseconds (default `Date.now`): block times and the VM's clock read it (recordings fix it). */
+  readonly now?: () => number;
 }
 
 /** The default reported software version (an agave release whose RPC answers this node reproduces). */
@@ -110,6 +112,7 @@ export class LiteSvmNode {
   readonly #inner: InnerSvm;
   readonly #confirmedLag: bigint;
   readonly #finalizedLag: bigint;
+  readonly #now: () => number;
   #slot: bigint;
   #timer: NodeJS.Timeout | undefined;
 
@@ -132,7 +135,8 @@ export class LiteSvmNode {
     for (const id of FeatureSet.allEnabled().getActiveFeatures().map((f) => Buffer.from(f)).sort(Buffer.compare)) featureHash.update(id);
     this.featureSet = featureHash.digest().readUInt32LE(0);
     this.#slot = BigInt(options.startSlot ?? 0);
-    this.ledger = new Ledger(options.identitySeed ?? 'tollgate-litesvm', this.#slot);
+    this.#now = options.now ?? Date.now;
+    this.ledger = new Ledger(options.identitySeed ?? 'tollgate-litesvm', this.#slot, Math.floor(this.#now() / 1000));
     this.#syncClock();
     const slotMs = options.slotMs ?? 400;
     if (slotMs > 0) {
@@ -149,7 +153,7 @@ export class LiteSvmNode {
 
   /** Moves the head forward by `slots` (default 1) and the VM's clock with it. */
   advance(slots = 1): void {
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(this.#now() / 1000);
     for (let i = 0; i < slots; i++) {
       this.#slot += 1n;
       this.ledger.produced(this.#slot, now);
@@ -168,7 +172,7 @@ export class LiteSvmNode {
     this.svm.warpToSlot(this.#slot);
     const clock = this.svm.getClock();
     const { epoch } = epochOf(this.svm.getEpochSchedule(), this.#slot);
-    this.svm.setClock(new Clock(this.#slot, clock.epochStartTimestamp, epoch, epoch + 1n, BigInt(Math.floor(Date.now() / 1000))));
+    this.svm.setClock(new Clock(this.#slot, clock.epochStartTimestamp, epoch, epoch + 1n, BigInt(Math.floor(this.#now() / 1000))));
   }
 
   /** The account at `address` as a node reports it, or null when it does not exist (no lamports). */

@@ -68,12 +68,13 @@ export class Ledger {
   /**
    * @param seed - Makes the genesis hash (and so every blockhash) of this chain.
    * @param firstSlot - The genesis block's slot.
+   * @param genesisTime - The genesis block's unix time.
    */
-  constructor(seed: string, firstSlot: bigint) {
+  constructor(seed: string, firstSlot: bigint, genesisTime: number) {
     this.#genesis = createHash('sha256').update(`tollgate-litesvm-genesis:${seed}`).digest();
     this.genesisHash = bs58.encode(this.#genesis);
     this.firstSlot = firstSlot;
-    this.produced(firstSlot, Math.floor(Date.now() / 1000));
+    this.produced(firstSlot, genesisTime);
   }
 
   /** The blockhash of the block at `slot`. */
