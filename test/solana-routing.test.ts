@@ -159,3 +159,23 @@ t.test('the same transaction sent through two instances sharing Redis is answere
   const status = await one.getSignatureStatuses([transfer.signature as Signature], { searchTransactionHistory: true }).send();
   t.equal(status.value[0]?.err, null, 'on chain once, without error');
 });
+
+t.test('one of two nodes killed mid-run: a kit client keeps reading, no error, the slot never goes down', async (t) => {
+  const a = await startNode(t, 1000);
+  const b = await startNode(t, 1000);
+  const gw = await startTestGateway(
+    { plans: PLANS, keys: KEYS, networks: [{ name: 'sol', families: ['solana'], upstreams: [{ name: 'a', url: a.server.url }, { name: 'b', url: b.server.url }] }], failover: { probe: { intervalMs: 50, timeoutMs: 1_000 }, maxLagBlocks: 1_000_000 } },
+    [httpTransport(), solanaFamily()],
+  );
+  t.teardown(() => gw.close());
+  const client = createSolanaRpc(gw.url('sol', KEY));
+  const slots: bigint[] = [];
+  for (let i = 0; i < 20; i++) {
+    if (i === 6) await a.server.stop(); // node a is gone: its port refuses connections
+    a.node.advance(1);
+    b.node.advance(1);
+    slots.push(await client.getSlot({ commitment: 'processed' }).send());
+    t.ok((await client.getLatestBlockhash({ commitment: 'confirmed' }).send()).value.blockhash.length > 30);
+  }
+  t.ok(slots.every((slot, i) => i === 0 || slot >= slots[i - 1]!), `the slot never went down: ${slots.join(' ')}`);
+});
