@@ -127,3 +127,31 @@ t.test('closing a connection drops its subscriptions', async (t) => {
   await client.closed;
   await until('the subscription dropped', () => solana.server.pubsub.size === base);
 });
+
+t.test('the genesis block is notified as getBlock shows it', async (t) => {
+  const fresh = await startLiteSvmInstance('litesvm#genesis', { slotMs: 0, seed: false });
+  t.teardown(() => fresh.stop());
+  const client = await openWs(fresh.wsUrl);
+  t.teardown(() => client.close());
+  const sub = (await call(client, 'blockSubscribe', ['all', { commitment: 'confirmed', transactionDetails: 'none' }], 1)).result as number;
+  fresh.node.advance(1);
+  await until('the genesis block', () => notifications(client, sub).length === 1);
+  const got = notifications(client, sub)[0] as { value: { slot: number; err: unknown; block: unknown } };
+  const block = ((await post(fresh.url, rpc('getBlock', [0, { commitment: 'confirmed', transactionDetails: 'none' }]))).json as { result: unknown }).result;
+  t.same(got.value, { slot: 0, err: null, block });
+  t.match(block, { previousBlockhash: '11111111111111111111111111111111', parentSlot: 0, blockHeight: 0 });
+});
+
+t.test('a stopped node frees both ports, and a new one can take them again', async (t) => {
+  const first = await startLiteSvmInstance('litesvm#first', { slotMs: 0, seed: false });
+  const { port } = first.server;
+  t.equal(first.pubsubUrl, `ws://127.0.0.1:${port + 1}`);
+  await first.stop();
+  const again = await startLiteSvmInstance('litesvm#again', { slotMs: 0, seed: false, port });
+  t.teardown(() => again.stop());
+  t.equal(again.url, `http://127.0.0.1:${port}`);
+  t.equal(again.pubsubUrl, `ws://127.0.0.1:${port + 1}`, 'the pubsub port too');
+  const client = await openWs(again.pubsubUrl!);
+  t.teardown(() => client.close());
+  t.type((await call(client, 'slotSubscribe', [], 1)).result, 'number');
+});

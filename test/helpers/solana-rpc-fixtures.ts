@@ -46,3 +46,26 @@ export function solanaRpcFixtures(dir = solanaRpcFixtureDir): SolanaRpcFixture[]
     return { method: file.replace(/\.io$/, ''), exchanges };
   });
 }
+
+/**
+ * A node's answer with its own RPC and pubsub addresses (from `getClusterNodes`) written as agave's
+ * default ports, 127.0.0.1:8899 and 127.0.0.1:8900: the one part of an answer that depends on the
+ * port the node got.
+ */
+export function withDefaultPorts(text: string, rpcUrl: string): string {
+  const port = Number(new URL(rpcUrl).port);
+  return text.replaceAll(`"127.0.0.1:${port}"`, '"127.0.0.1:8899"').replaceAll(`"127.0.0.1:${port + 1}"`, '"127.0.0.1:8900"');
+}
+
+/** Where the recorded subscriptions are kept: one transcript per subscription. */
+export const solanaPubsubFixtureDir = join(solanaRpcFixtureDir, 'subscriptions');
+
+/** The header of a subscription's transcript file. */
+export function pubsubFixtureHeader(method: string, comment: string): string[] {
+  return [
+    `// ${method}: https://solana.com/docs/rpc/websocket/${method.toLowerCase()}`,
+    '// Recorded from the devnet\'s Solana node by scripts/record-solana-rpc.ts (test/helpers/solana-pubsub-recording.ts):',
+    '// `>>` sent, `<<` received in that order, `// do:` a step taken on the node meanwhile.',
+    `// ${comment}`,
+  ];
+}

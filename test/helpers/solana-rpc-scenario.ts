@@ -65,7 +65,8 @@ export async function startSolanaScenario(): Promise<SolanaScenario> {
   }).compileToV0Message());
   v0.sign([payer]);
   const v0Signature = await call('sendTransaction', [Buffer.from(v0.serialize()).toString('base64'), { encoding: 'base64' }]) as string;
-  advance(40);
+  // Far enough for a snapshot slot (100) to be finalized and a performance sample (150 slots) to close.
+  advance(160);
   const blockhash = node.latestBlockhash('processed').blockhash;
   return {
     instance,

@@ -123,6 +123,9 @@ export class LiteSvmNode {
     this.inner = this.#inner;
     // Blockhash age is the ledger's to judge (150 blocks, as agave), not LiteSVM's single latest hash.
     this.#inner.setBlockhashCheck(false);
+    // LiteSVM's own airdrop account has a random key: emptied, so that nodes started alike hold the same
+    // accounts (the node's faucet pays airdrops).
+    (this.#inner as unknown as { setLamports(lamports: bigint): void }).setLamports(0n);
     this.events.setMaxListeners(0);
     this.version = options.version ?? LITESVM_NODE_VERSION;
     this.#confirmedLag = BigInt(options.confirmedLag ?? 1);
@@ -149,6 +152,11 @@ export class LiteSvmNode {
   slot(commitment: Commitment = 'finalized'): bigint {
     const lag = commitment === 'processed' ? 0n : commitment === 'confirmed' ? this.#confirmedLag : this.#finalizedLag;
     return this.#slot > lag ? this.#slot - lag : 0n;
+  }
+
+  /** The node's wall clock, in milliseconds (the `now` option, `Date.now` by default). */
+  now(): number {
+    return this.#now();
   }
 
   /** Moves the head forward by `slots` (default 1) and the VM's clock with it. */
@@ -203,9 +211,9 @@ export class LiteSvmNode {
     this.events.emit('accounts', [address]);
   }
 
-  /** Accounts owned by `program`, as address and account. */
+  /** Accounts owned by `program`, as address and account, by address (the VM's own order changes from run to run). */
   programAccounts(program: string): Array<{ address: string; account: NodeAccount }> {
-    return this.#inner.getProgramAccounts(bs58.decode(program)).flatMap((entry) => {
+    const found = this.#inner.getProgramAccounts(bs58.decode(program)).flatMap((entry) => {
       const account = entry.account();
       if (account.lamports() === 0n) return [];
       return [{
@@ -213,6 +221,7 @@ export class LiteSvmNode {
         account: { lamports: account.lamports(), data: account.data(), owner: program, executable: account.executable(), rentEpoch: account.rentEpoch() },
       }];
     });
+    return found.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   }
 
   /** Lamports an account of `size` bytes needs to be rent-exempt. */
