@@ -7,6 +7,8 @@ import { type CreditLedger } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { solanaFamily, SOLANA_CREDITS } from '../plugins/solana/index.js';
 import { createSolanaFamily } from '../plugins/solana/family.js';
+import { firstSignature } from '../plugins/solana/transaction-signature.js';
+import bs58 from 'bs58';
 import { startTestGateway } from './helpers/gateway.js';
 import { startCountingRelay } from './helpers/counting-relay.js';
 import { post, rpc } from './helpers/json-rpc.js';
@@ -195,4 +197,16 @@ t.test('the same transaction sent twice is answered with its signature both time
   t.equal(await used() - before, SOLANA_CREDITS.write, 'charged once');
   const direct = (await post(server.url, rpc('sendTransaction', [transfer.base64, { encoding: 'base64' }]))).json as { error?: { code: number; message: string } };
   t.match(direct.error, { code: -32002, message: /already been processed/ }, 'what the node itself says to the second send');
+});
+
+t.test('a transaction\'s first signature is read from its wire bytes, base-64 or base-58', async (t) => {
+  const payer = await generateKeyPairSigner();
+  const transfer = await signTransfer(payer, (await generateKeyPairSigner()).address, 1n, { blockhash: node.latestBlockhash('processed').blockhash as never, lastValidBlockHeight: 1n });
+  const bytes = Buffer.from(transfer.base64, 'base64');
+  t.equal(firstSignature([transfer.base64, { encoding: 'base64' }]), transfer.signature);
+  t.equal(firstSignature([bs58.encode(bytes)]), transfer.signature, 'base-58 by default');
+  t.equal(firstSignature([bs58.encode(bytes), null]), transfer.signature);
+  t.equal(firstSignature(['not base58 0OIl']), undefined, 'bytes that do not decode');
+  t.equal(firstSignature([Buffer.from([0]).toString('base64'), { encoding: 'base64' }]), undefined, 'no signature');
+  t.equal(firstSignature([Buffer.from([1, 2, 3]).toString('base64'), { encoding: 'base64' }]), undefined, 'fewer bytes than a signature');
 });
