@@ -1,18 +1,23 @@
 import type { Logger } from 'pino';
-import { isPromise, type MaybePromise, type StreamAsk, type StreamContinuity, type StreamRequest, type SubscriptionSupport } from '../../../core/plugin-api.js';
+import { isPromise, type MaybePromise, type StreamAsk, type StreamContinuity, type StreamRequest, type SubscriptionMethod, type SubscriptionSupport } from '../../../core/plugin-api.js';
 import { type Upstream } from '../../../core/upstream-api.js';
 import type { UpstreamSocket } from '../upstream/upstream-socket.js';
 
 /** A client subscription fed by a hub. */
 export interface HubMember {
-  /** Delivers one event, its `result` already serialized (the same bytes for every member: not to be changed). */
-  deliver(result: Buffer): void;
+  /**
+   * Delivers one event, its `result` already serialized (the same bytes for every member: not to be
+   * changed); `last` when the stream ends with it (the member is dropped from the hub already).
+   */
+  deliver(result: Buffer, last: boolean): void;
 }
 
 /** What a hub needs from its registry. */
 export interface HubDeps {
   /** The family's subscription support. */
   readonly support: SubscriptionSupport;
+  /** The subscribe method of the stream. */
+  readonly method: SubscriptionMethod;
   /** The stream. */
   readonly request: StreamRequest;
   /** The upstreams that may serve the stream now, in order (the route stage's answer for its first call). */
@@ -34,7 +39,7 @@ export interface HubDeps {
 interface Serving {
   readonly upstream: Upstream;
   readonly socket: UpstreamSocket;
-  readonly id: string;
+  readonly id: string | number;
   readonly detach: () => void;
 }
 
@@ -61,7 +66,7 @@ export class StreamHub {
   constructor(key: string, deps: HubDeps) {
     this.key = key;
     this.#deps = deps;
-    this.#continuity = deps.support.continuity(deps.request);
+    this.#continuity = deps.support.continuity(deps.request, deps.method);
   }
 
   /** Members. */
@@ -94,22 +99,23 @@ export class StreamHub {
     this.close();
   }
 
-  /** Closes the upstream subscription (members are dropped). */
-  close(): void {
+  /** Closes the upstream subscription (members are dropped); `ended` when the node ended it itself. */
+  close(ended = false): void {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#timer);
     this.#members.clear();
-    this.#release();
+    this.#release(ended);
     this.#deps.closed();
   }
 
-  #release(): void {
+  #release(ended = false): void {
     const serving = this.#serving;
     this.#serving = undefined;
     if (serving === undefined) return;
     serving.detach();
-    serving.socket.unsubscribe(this.#deps.support.unsubscribe, serving.id);
+    if (ended) serving.socket.forget(serving.id);
+    else serving.socket.unsubscribe(this.#deps.method.unsubscribe, serving.id);
   }
 
   #ask(): StreamAsk | undefined {
@@ -130,9 +136,9 @@ export class StreamHub {
         let live = true;
         const ask: StreamAsk = (method, params) => socket.call(method, params);
         // Events can come in the same read as the subscription's answer: the handler works before `serving` is set.
-        const id = await socket.subscribe(this.#deps.support.subscribe, this.#deps.request.params, (result) => { if (live) this.#run(() => this.#continuity.next(result, ask)); });
+        const id = await socket.subscribe(this.#deps.method.subscribe, this.#deps.request.params, (result) => { if (live) this.#run(() => this.#continuity.next(result, ask)); });
         if (this.#closed) {
-          socket.unsubscribe(this.#deps.support.unsubscribe, id);
+          socket.unsubscribe(this.#deps.method.unsubscribe, id);
           return;
         }
         const stopListening = socket.onClose(() => { if (live) this.#move('its node\'s WebSocket closed'); });
@@ -180,7 +186,13 @@ export class StreamHub {
     for (const event of events) {
       const result = Buffer.from(JSON.stringify(event));
       this.delivered++;
-      for (const member of this.#members) member.deliver(result);
+      if (this.#continuity.ends?.(event) === true) {
+        const members = [...this.#members];
+        this.close(true);
+        for (const member of members) member.deliver(result, true);
+        return;
+      }
+      for (const member of this.#members) member.deliver(result, false);
     }
   }
 
