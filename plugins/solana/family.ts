@@ -6,6 +6,7 @@
  */
 import type { MethodDefinition, NetworkFamily } from '../../core/plugin-api.js';
 import { SOLANA_METHODS } from './methods.js';
+import { SOLANA_SUBSCRIPTION_DEFINITIONS, solanaSubscriptions } from './subscriptions/index.js';
 
 /** The head a probe reports as a slot (a JSON number); `getHealth`'s "ok" carries none. */
 function slotHead(result: unknown): number | undefined {
@@ -62,7 +63,9 @@ export function createSolanaFamily(options: SolanaFamilyOptions = {}): NetworkFa
   const offeredOn: Partial<MethodDefinition> = transports === 'all' ? {} : { transports: [...transports] };
   return {
     name: SOLANA_FAMILY_NAME,
-    methods: SOLANA_METHODS.map((method) => ({ ...method, ...offeredOn, ...HOOKS[method.name] })),
+    // The subscriptions keep their own transports: they need a connection whatever the calls are offered on.
+    methods: [...SOLANA_METHODS.map((method) => ({ ...method, ...offeredOn, ...HOOKS[method.name] })), ...SOLANA_SUBSCRIPTION_DEFINITIONS],
+    subscriptions: solanaSubscriptions(),
     probe: { method: 'getHealth', params: [], head: slotHead },
   };
 }
