@@ -7,7 +7,7 @@ import { solanaFamily } from '../plugins/solana/index.js';
 import { wsTransport } from '../plugins/ws/index.js';
 import { startTestGateway } from './helpers/gateway.js';
 import { post, rpc } from './helpers/json-rpc.js';
-import { openWs, type RawWsClient } from './helpers/ws-client.js';
+import { openWs, wsCall as call } from './helpers/ws-client.js';
 
 // Every way a Solana subscribe is refused gets a stable code and a message that says why, uncharged:
 // web3.js 1.x resubscribes after each refusal, so a refusal must be one a person reading it can act on.
@@ -23,18 +23,6 @@ const gw = await startTestGateway({
 t.teardown(() => gw.close());
 const ledger = gw.gateway.container.resolve<CreditLedger>(Tokens.CreditLedger);
 const used = async (): Promise<number> => (await ledger.balance(keyIdOf(KEY), 1_000_000, new Date())).used;
-
-interface Answer { id: number; result?: unknown; error?: { code: number; message: string } }
-let nextId = 1;
-async function call(client: RawWsClient, method: string, params: unknown[]): Promise<Answer> {
-  const id = nextId++;
-  client.send(rpc(method, params, id));
-  for (;;) {
-    const found = (client.messages as Answer[]).find((m) => m.id === id);
-    if (found !== undefined) return found;
-    await client.waitFor(client.messages.length + 1);
-  }
-}
 
 const SIGNATURE = '5'.repeat(88);
 const ADDRESS = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
