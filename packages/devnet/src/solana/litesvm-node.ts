@@ -5,8 +5,11 @@
  * @module
  */
 import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import bs58 from 'bs58';
 import { Account, Clock, FeatureSet, LiteSVM } from 'litesvm';
+import { epochOf } from './ledger/epochs.js';
+import { Ledger, type TransactionRecord } from './ledger/ledger.js';
 
 /** The account fields a node reports. */
 export interface NodeAccount {
@@ -63,10 +66,28 @@ export interface LiteSvmNodeOptions {
 /** The default reported software version (an agave release whose RPC answers this node reproduces). */
 export const LITESVM_NODE_VERSION = '2.0.15';
 
-type InnerSvm = {
+/** The native VM's calls the node uses (LiteSVM's wrapper takes kit objects; the node has bytes). */
+export type InnerSvm = {
   getAccount(pubkey: Uint8Array): Account | null;
   setAccount(pubkey: Uint8Array, account: Account): void;
+  getProgramAccounts(program: Uint8Array): Array<{ address: Uint8Array; account(): Account }>;
+  setSigverify(on: boolean): void;
+  setBlockhashCheck(on: boolean): void;
+  sendLegacyTransaction(bytes: Uint8Array): unknown;
+  sendVersionedTransaction(bytes: Uint8Array): unknown;
+  simulateLegacyTransaction(bytes: Uint8Array): unknown;
+  simulateVersionedTransaction(bytes: Uint8Array): unknown;
 };
+
+/** What a node announces, for its WebSocket subscriptions. */
+export interface NodeEvents {
+  /** A new head slot (its parent is `slot - 1`). */
+  slot: [slot: bigint];
+  /** A transaction landed in the head block. */
+  transaction: [record: TransactionRecord];
+  /** These accounts were written (by a transaction, an airdrop or `setAccount`). */
+  accounts: [addresses: readonly string[]];
+}
 
 /** A LiteSVM VM with a slot clock, read and written by base-58 address. */
 export class LiteSvmNode {
@@ -80,6 +101,12 @@ export class LiteSvmNode {
   readonly featureSet: number;
   /** Shred version (u16), derived from the identity as a cluster derives it from its genesis. */
   readonly shredVersion: number;
+  /** The blocks and transactions since the start slot. */
+  readonly ledger: Ledger;
+  /** Announces slots, transactions and account writes. */
+  readonly events = new EventEmitter<NodeEvents>();
+  /** The native VM (raw transactions go here). */
+  readonly inner: InnerSvm;
   readonly #inner: InnerSvm;
   readonly #confirmedLag: bigint;
   readonly #finalizedLag: bigint;
@@ -90,6 +117,10 @@ export class LiteSvmNode {
     this.svm = new LiteSVM();
     // LiteSVM's convenience setAccount always writes rentEpoch 0; the native VM behind it takes the full account.
     this.#inner = (this.svm as unknown as { inner: InnerSvm }).inner;
+    this.inner = this.#inner;
+    // Blockhash age is the ledger's to judge (150 blocks, as agave), not LiteSVM's single latest hash.
+    this.#inner.setBlockhashCheck(false);
+    this.events.setMaxListeners(0);
     this.version = options.version ?? LITESVM_NODE_VERSION;
     this.#confirmedLag = BigInt(options.confirmedLag ?? 1);
     this.#finalizedLag = BigInt(options.finalizedLag ?? 32);
@@ -101,6 +132,7 @@ export class LiteSvmNode {
     for (const id of FeatureSet.allEnabled().getActiveFeatures().map((f) => Buffer.from(f)).sort(Buffer.compare)) featureHash.update(id);
     this.featureSet = featureHash.digest().readUInt32LE(0);
     this.#slot = BigInt(options.startSlot ?? 0);
+    this.ledger = new Ledger(options.identitySeed ?? 'tollgate-litesvm', this.#slot);
     this.#syncClock();
     const slotMs = options.slotMs ?? 400;
     if (slotMs > 0) {
@@ -117,15 +149,25 @@ export class LiteSvmNode {
 
   /** Moves the head forward by `slots` (default 1) and the VM's clock with it. */
   advance(slots = 1): void {
-    this.#slot += BigInt(slots);
+    const now = Math.floor(Date.now() / 1000);
+    for (let i = 0; i < slots; i++) {
+      this.#slot += 1n;
+      this.ledger.produced(this.#slot, now);
+      this.events.emit('slot', this.#slot);
+    }
     this.#syncClock();
+  }
+
+  /** The head slot's blockhash: what `getLatestBlockhash` gives at `commitment`. */
+  latestBlockhash(commitment: Commitment = 'finalized'): { blockhash: string; slot: bigint } {
+    const slot = this.slot(commitment);
+    return { blockhash: this.ledger.blockhash(slot), slot };
   }
 
   #syncClock(): void {
     this.svm.warpToSlot(this.#slot);
     const clock = this.svm.getClock();
-    const schedule = this.svm.getEpochSchedule();
-    const epoch = schedule.warmup ? 0n : this.#slot / schedule.slotsPerEpoch;
+    const { epoch } = epochOf(this.svm.getEpochSchedule(), this.#slot);
     this.svm.setClock(new Clock(this.#slot, clock.epochStartTimestamp, epoch, epoch + 1n, BigInt(Math.floor(Date.now() / 1000))));
   }
 
@@ -154,6 +196,19 @@ export class LiteSvmNode {
         BigInt(input.rentEpoch ?? RENT_EXEMPT_EPOCH),
       ),
     );
+    this.events.emit('accounts', [address]);
+  }
+
+  /** Accounts owned by `program`, as address and account. */
+  programAccounts(program: string): Array<{ address: string; account: NodeAccount }> {
+    return this.#inner.getProgramAccounts(bs58.decode(program)).flatMap((entry) => {
+      const account = entry.account();
+      if (account.lamports() === 0n) return [];
+      return [{
+        address: bs58.encode(entry.address),
+        account: { lamports: account.lamports(), data: account.data(), owner: program, executable: account.executable(), rentEpoch: account.rentEpoch() },
+      }];
+    });
   }
 
   /** Lamports an account of `size` bytes needs to be rent-exempt. */
@@ -165,5 +220,6 @@ export class LiteSvmNode {
   stop(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
+    this.events.removeAllListeners();
   }
 }
