@@ -23,6 +23,10 @@ export interface LiteSvmInstance extends EmbeddedUpstreamInstance {
   readonly kind: 'litesvm';
   /** The JSON-RPC URL the gateway uses. */
   readonly url: string;
+  /** The WebSocket (pubsub) URL: the same port as {@link url}. */
+  readonly wsUrl: string;
+  /** The WebSocket URL on `port + 1`, where agave serves pubsub (and web3.js looks by default), when that port was free. */
+  readonly pubsubUrl: string | undefined;
   /** The VM and its slot clock (tests write accounts with `node.setAccount`). */
   readonly node: LiteSvmNode;
   /** The JSON-RPC server. */
@@ -58,6 +62,19 @@ export function readLiteSvmSettings(where: string, source: Readonly<Record<strin
   return out as LiteSvmSettings;
 }
 
+/**
+ * Starts a seeded LiteSVM node behind its HTTP and WebSocket JSON-RPC server: what tests and the
+ * demo run against.
+ *
+ * @example
+ * ```ts
+ * const solana = await startLiteSvmInstance('litesvm#test', { slotMs: 50 });
+ * const rpc = createSolanaRpc(solana.url);
+ * const subscriptions = createSolanaRpcSubscriptions(solana.wsUrl);
+ * // ...
+ * await solana.stop();
+ * ```
+ */
 export async function startLiteSvmInstance(id: string, settings: LiteSvmSettings = {}): Promise<LiteSvmInstance> {
   const node = new LiteSvmNode(settings);
   let server: LiteSvmServer;
@@ -74,6 +91,8 @@ export async function startLiteSvmInstance(id: string, settings: LiteSvmSettings
     id,
     kind: 'litesvm',
     url: server.url,
+    wsUrl: server.wsUrl,
+    pubsubUrl: server.pubsubUrl,
     node,
     server,
     seed,

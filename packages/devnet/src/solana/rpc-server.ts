@@ -1,7 +1,9 @@
 /**
  * A `node:http` JSON-RPC server in front of a {@link LiteSvmNode}, answering as agave's RPC service
  * does: POST with a JSON body (one call or a batch), `GET /health`, envelopes written
- * `{"jsonrpc","result"|"error","id"}`.
+ * `{"jsonrpc","result"|"error","id"}`. Its WebSocket (pubsub) service answers upgrades on the same
+ * port and, as agave serves pubsub, on the port after it (what web3.js's `Connection` derives when
+ * given no `wsEndpoint`).
  *
  * @module
  */
@@ -10,6 +12,7 @@ import type { LiteSvmNode } from './litesvm-node.js';
 import { jsonText } from './json-text.js';
 import { RpcError } from './rpc-error.js';
 import { SOLANA_NODE_METHODS, type MethodContext } from './rpc-methods.js';
+import { startPubsub, type PubsubService } from './pubsub/pubsub-server.js';
 
 /** How to start a {@link LiteSvmServer}. */
 export interface LiteSvmServerOptions {
@@ -21,14 +24,25 @@ export interface LiteSvmServerOptions {
   readonly port?: number;
   /** Largest request body, in bytes (default 16 MiB); larger ones get HTTP 413. */
   readonly maxBodyBytes?: number;
+  /**
+   * Whether to also serve the WebSocket on `port + 1`, agave's pubsub port (default true). With
+   * `port: 0` the server looks for a free pair of ports; with a fixed port, `port + 1` is used when free.
+   */
+  readonly pubsubNextPort?: boolean;
 }
 
 /** A running embedded Solana RPC server. */
 export interface LiteSvmServer {
   /** Its HTTP JSON-RPC URL. */
   readonly url: string;
+  /** Its WebSocket URL (the same port as {@link url}). */
+  readonly wsUrl: string;
+  /** The WebSocket URL on `port + 1`, as agave serves pubsub, when that port could be had. */
+  readonly pubsubUrl: string | undefined;
   /** The port it listens on. */
   readonly port: number;
+  /** The WebSocket service (its live subscriptions). */
+  readonly pubsub: PubsubService;
   /** The Node HTTP server. */
   readonly server: Server;
   /** Answers one parsed request (a call or a batch) as the server would; `undefined` when nothing is answered (notifications). */
@@ -138,23 +152,60 @@ export async function startLiteSvmServer(options: LiteSvmServerOptions): Promise
       else send(res, 500, envelope(null, { error: new RpcError(-32603, 'Internal error') }));
     });
   });
-  server.on('upgrade', (_req, socket) => { socket.end('HTTP/1.1 501 Not Implemented\r\nConnection: close\r\nContent-Length: 0\r\n\r\n'); });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => { server.off('error', reject); resolve(); });
-  });
-  const { port } = server.address() as { port: number };
+  const pubsub = startPubsub(options.node);
+  pubsub.attach(server);
+  // The pubsub port serves WebSocket upgrades only, as agave's: plain HTTP there is refused.
+  const nextServer = createServer((_req, res) => send(res, 405, 'WebSocket only', 'text/plain; charset=utf-8'));
+  pubsub.attach(nextServer);
+  let port: number;
+  let nextPort: number | undefined;
+  try {
+    ({ port, nextPort } = await listenPair(server, nextServer, options.port ?? 0, host, options.pubsubNextPort ?? true));
+  } catch (error) {
+    pubsub.close();
+    throw error;
+  }
   const shownHost = host.includes(':') ? `[${host}]` : host;
-  ctx = { node: options.node, rpcAddress: `${shownHost}:${port}` };
+  ctx = { node: options.node, rpcAddress: `${shownHost}:${port}`, pubsubAddress: `${shownHost}:${nextPort ?? port}` };
   let stopping: Promise<void> | undefined;
+  const closeServer = (s: Server): Promise<void> => new Promise<void>((resolve) => { s.close(() => resolve()); s.closeAllConnections(); });
   return {
     url: `http://${shownHost}:${port}`,
+    wsUrl: `ws://${shownHost}:${port}`,
+    pubsubUrl: nextPort === undefined ? undefined : `ws://${shownHost}:${nextPort}`,
     port,
+    pubsub,
     server,
     answer: (request) => answerRequest(request, ctx),
     stop() {
-      stopping ??= new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      stopping ??= (async () => {
+        pubsub.close();
+        await Promise.all([closeServer(server), nextPort === undefined ? undefined : closeServer(nextServer)]);
+      })();
       return stopping;
     },
   };
+}
+
+function listen(server: Server, port: number, host: string): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException): void => {
+      if (error.code === 'EADDRINUSE' || error.code === 'EACCES') resolve(undefined);
+      else reject(error);
+    };
+    server.once('error', failed);
+    server.listen(port, host, () => { server.off('error', failed); resolve((server.address() as { port: number }).port); });
+  });
+}
+
+/** Listens on `port` (0: any) and, when wanted, on the port after it; with port 0, tries a few pairs. */
+async function listenPair(server: Server, next: Server, port: number, host: string, wantNext: boolean): Promise<{ port: number; nextPort: number | undefined }> {
+  for (let attempt = 0; ; attempt++) {
+    const bound = await listen(server, port, host);
+    if (bound === undefined) throw Object.assign(new Error(`listen EADDRINUSE: ${host}:${port}`), { code: 'EADDRINUSE' });
+    if (!wantNext || bound === 65535) return { port: bound, nextPort: undefined };
+    const nextPort = await listen(next, bound + 1, host);
+    if (nextPort !== undefined || port !== 0 || attempt === 9) return { port: bound, nextPort };
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 }
