@@ -31,6 +31,9 @@ export { KeySettingsSectionToken, type KeySettingsSection } from './keys/key-set
 export { decodeSecretHash, SECRET_SCRYPT_PARAMS, type DecodedSecretHash } from './keys/secret-hash.js';
 export type { FilterStore, StoredFilter, FilterLimits } from './network/filter-store.js';
 export { MemoryFilterStore, newFilterId } from './network/memory-filter-store.js';
+export type { DedupMarks } from './metering/dedup-marks.js';
+export { MemoryDedupMarks } from './metering/memory-dedup-marks.js';
+export { chargeOnceStage, type ChargeOnceOptions } from './metering/charge-once.js';
 export { systemClock, type Clock } from './util/clock.js';
 export { importPeer, MissingPeerError } from './plugin/optional-peer.js';
 export { usageOf, type CallObserver } from './usage/usage.js';

@@ -324,6 +324,13 @@ export interface MethodDefinition {
    */
   readonly answerHead?: (result: unknown, params: unknown) => AnswerHead | undefined;
   /**
+   * The lowest network head (in the units of the family's probe head: a block height, a slot) a node must
+   * have reached to serve a call with `params` (a Solana call's `minContextSlot`), or undefined when any
+   * node may. `route` leaves out the upstreams known to be below it; when every candidate is known to be
+   * below it, the call goes to them as routed and the node's own answer says so.
+   */
+  readonly minHead?: (params: unknown) => number | undefined;
+  /**
    * Reads a node's error answer to the call for what it really says, on the node that gave it: return
    * `{ result }` to answer the client with that result instead (a resent transaction the node already
    * has is answered with its hash), or undefined to pass the error on. `input.ask` calls that same node,

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { Tokens } from '../core/plugin-api.js';
-import { type CreditLedger } from '../core/store-api.js';
+import { type CreditLedger, type UsageRecorder } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { startAnvil } from '@tollgate/devnet';
@@ -110,7 +110,7 @@ t.test('a blockHash filter and a reversed range go to the node as they are', asy
   t.same(reversed.json, { jsonrpc: '2.0', id: 'logs-1', result: await anvil.rpc('eth_getLogs', [{ fromBlock: '0x5', toBlock: '0x2' }]).catch((e: unknown) => e) }, 'the node\'s own answer');
 });
 
-t.test('the 10,000-result and 10-second limits are the whole call\'s: refused and refunded', async (t) => {
+t.test('the 10,000-result and 10-second limits are the whole call\'s: the limit error is the answer, charged once for the nodes\' work', async (t) => {
   const slow = await startRangeLimitedNode(anvil.url, { maxBlockRange: 5, error: WORDINGS.geth!, delayMs: 150 });
   t.teardown(() => slow.close());
   const limited = await startTestGateway(
@@ -128,12 +128,17 @@ t.test('the 10,000-result and 10-second limits are the whole call\'s: refused an
   const spent = async (): Promise<number> => (await limited.gateway.container.resolve<CreditLedger>(Tokens.CreditLedger).balance('limits', 1e9, new Date())).used;
   const many = await post(limited.url('few', KEY), rpc('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }]));
   t.same(many.json, { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'query returned more than 10 results' } }, 'each part holds at most 4 logs: only the sum is over');
+  t.equal(await spent(), 255, 'the result limit\'s answer is charged at eth_getLogs\'s price, once');
+  const slowBefore = slow.served.length;
   const started = performance.now();
   const late = await post(limited.url('slow', KEY), rpc('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }]));
   const elapsed = performance.now() - started;
   t.same(late.json, { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'query timeout exceeded' } });
   t.ok(elapsed < 1_500, `ended at the call's deadline, not after every part (${Math.round(elapsed)} ms for 19 parts of 150 ms)`);
-  t.equal(await spent(), 0, 'neither was charged');
+  t.ok(slow.served.length > slowBefore, `the node ran ${slow.served.length - slowBefore} parts before the deadline`);
+  t.equal(await spent(), 510, 'the time limit\'s answer is charged at eth_getLogs\'s price, once, as the result limit\'s');
+  const usage = (await limited.gateway.container.resolve<UsageRecorder>(Tokens.UsageRecorder).usage!('limits', new Date().toISOString().slice(0, 10)))['eth_getLogs'];
+  t.match(usage, { calls: 2, credits: 510 }, 'usage shows both answers and their charge');
 });
 
 t.test('a bad getLogs option stops the gateway from starting, naming the field', async (t) => {

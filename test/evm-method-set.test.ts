@@ -118,7 +118,7 @@ t.test('methods no family defines: refused by default, forwarded at the set pric
   const nodeError = await call('no_suchMethod', [], KEYS.custom, 'open');
   t.equal((nodeError.json.error as { code: number }).code, -32601, 'the node\'s own answer to a method it lacks');
   t.equal(relay.count('no_suchMethod'), 1, 'which the node was asked');
-  t.equal(nodeError.cost, 0, 'no upstream serves it: the node\'s -32601, not charged (docs/upstreams.md, method bans)');
+  t.equal(nodeError.cost, 7, 'the node\'s -32601 to a forwarded call is its answer, charged the policy\'s price (docs/configuration.md)');
 });
 
 t.test('a price for a method the family does not define is a configuration error', async (t) => {

@@ -5,7 +5,7 @@ import { createWalletClient, http, parseEther, keccak256, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { Tokens } from '../core/plugin-api.js';
-import { type CreditLedger } from '../core/store-api.js';
+import { type CreditLedger, type UsageRecorder } from '../core/store-api.js';
 import { type GatewayConfigInput } from '../core/index.js';
 import { startAnvil, type AnvilInstance } from '@tollgate/devnet';
 import { httpTransport } from '../plugins/http/index.js';
@@ -16,6 +16,8 @@ import { startGatewayProcess, type GatewayProcess } from './helpers/gateway-proc
 import { redisAvailable, startRedisServer } from './helpers/redis-server.js';
 import { startChaosUpstream } from './helpers/failover-upstreams.js';
 import { post, rpc } from './helpers/json-rpc.js';
+import { until } from './helpers/until.js';
+import { createRedisStore } from '../plugins/ledger-redis/index.js';
 
 // Anvil's first dev account, and a recipient.
 const sender = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
@@ -38,6 +40,11 @@ interface Sent {
   readonly error?: { code: number; message: string };
 }
 
+/** The UTC day of a gateway's clock (`YYYY-MM-DD`), for its usage. */
+function today(gw: { gateway: { clock: { now(): number } } }): string {
+  return new Date(gw.gateway.clock.now()).toISOString().slice(0, 10);
+}
+
 async function send(url: string, raw: Hex): Promise<Sent> {
   const answer = await post(url, rpc('eth_sendRawTransaction', [raw]));
   return { status: answer.status, ...(answer.json as object) };
@@ -57,7 +64,7 @@ t.test('every major client\'s words for a resent transaction are recognised, oth
   }
 });
 
-t.test('a transaction sent twice through one gateway is answered with its hash both times, mined once and billed per call', async (t) => {
+t.test('a transaction sent twice through one gateway is answered with its hash both times, mined once and charged once', async (t) => {
   const node = await startAnvil();
   t.teardown(() => node.stop());
   const gw = await startTestGateway({ plans: PLANS, keys: KEYS, networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: node.url }] }] }, [httpTransport(), evmFamily()]);
@@ -74,13 +81,16 @@ t.test('a transaction sent twice through one gateway is answered with its hash b
   const second = await send(gw.url('eth', KEY), raw);
   t.same(second, { status: 200, jsonrpc: '2.0', id: 1, result: hash }, 'the resend through the gateway gets the same hash');
   t.equal(await minedFrom(node), 1, 'the transaction is on chain once');
-  t.equal(await used(), 2 * COST, 'each call was charged once, the hash check is not charged');
+  t.equal(await used(), COST, 'one transaction, one answer, one charge: the resend within the window and the hash check are not charged');
+  const usage = (await gw.gateway.container.resolve<UsageRecorder>(Tokens.UsageRecorder).usage!('sender', today(gw)))['eth_sendRawTransaction'];
+  t.match(usage, { calls: 2, credits: COST }, 'usage: two calls, one charge');
 
   // Another transaction with the nonce already used: the node does not know its hash, so its error stands.
   const other = await signTransfer(node, 0, '2');
   const refused = await send(gw.url('eth', KEY), other);
   t.equal(refused.result, undefined);
   t.match(refused.error, { code: -32003, message: /nonce too low/ }, 'a different transaction with a used nonce gets the node\'s error');
+  t.equal(await used(), 2 * COST, 'other signed bytes are another call, charged');
 });
 
 t.test('a resend while the first is still in the pool ("already imported") gets the hash, from two instances sharing Redis', async (t) => {
@@ -95,14 +105,29 @@ t.test('a resend while the first is still in the pool ("already imported") gets 
 
   const raw = await signTransfer(node, 0);
   const hash = keccak256(raw);
-  const answers = [await send(urls[0]!, raw), await send(urls[1]!, raw), await send(urls[0]!, raw)];
-  t.same(answers.map((a) => a.result), [hash, hash, hash], 'both instances answer every send with the hash');
+  // viem's own sendRawTransaction, as a wallet that resends after a timeout, through either instance.
+  const clients = urls.map((url) => createWalletClient({ chain: foundry, transport: http(url, { retryCount: 0 }) }));
+  const answers = [
+    await clients[0]!.sendRawTransaction({ serializedTransaction: raw }),
+    await clients[1]!.sendRawTransaction({ serializedTransaction: raw }),
+    await clients[0]!.sendRawTransaction({ serializedTransaction: raw }),
+  ];
+  t.same(answers, [hash, hash, hash], 'both instances answer every send with the hash');
   t.match(await node.rpc('eth_sendRawTransaction', [raw]).catch((e: Error) => e.message), /already imported/, 'the node says "already imported"');
   await node.rpc('evm_mine', []);
   const block = await node.rpc<{ transactions: string[] }>('eth_getBlockByNumber', ['latest', false]);
   t.same(block.transactions, [hash], 'the mined block holds the transaction once');
-  t.same((await send(urls[1]!, raw)).result, hash, 'after mining ("nonce too low") still the hash');
+  t.same(await clients[1]!.sendRawTransaction({ serializedTransaction: raw }), hash, 'after mining ("nonce too low") still the hash');
   t.equal(await minedFrom(node), 1);
+
+  // The balance and usage the two instances share in Redis: four sends of one transaction, one charge.
+  const store = createRedisStore({ url: redis.url, prefix: 'send-raw:' });
+  await store.open();
+  t.teardown(() => store.close());
+  t.equal((await store.ledger.balance('sender', 1e12, new Date())).used, COST, 'one transaction, one charge, across both instances');
+  const day = new Date().toISOString().slice(0, 10);
+  await until('both instances flushed their usage', async () => (await store.usage.usage('sender', day))['eth_sendRawTransaction']?.calls === 4);
+  t.match((await store.usage.usage('sender', day))['eth_sendRawTransaction'], { calls: 4, credits: COST }, 'usage: four calls, one charge');
 });
 
 t.test('the node dies between send and answer: the transaction is not sent to another node', async (t) => {

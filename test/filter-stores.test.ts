@@ -1,11 +1,8 @@
 import t, { type Test } from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { MemoryFilterStore, type FilterStore } from '../core/plugin-api.js';
-import { createRedisStore, RedisFilterStore } from '../plugins/ledger-redis/index.js';
-import { openSqliteStore, SqliteFilterStore } from '../plugins/ledger-sqlite/index.js';
-import { startRedisServer } from './helpers/redis-server.js';
+import { RedisFilterStore } from '../plugins/ledger-redis/index.js';
+import { SqliteFilterStore } from '../plugins/ledger-sqlite/index.js';
+import { twoRedisStores, twoSqliteStores } from './helpers/store-pairs.js';
 
 // The FilterStore contract, checked the same way on each implementation: memory (the core's default),
 // SQLite (two connections to one file, as two workers hold) and Redis (two connections, as two instances).
@@ -45,22 +42,12 @@ t.test('memory', async (t) => {
 });
 
 t.test('SQLite: two connections to one database', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'tollgate-filters-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const a = openSqliteStore({ path: join(dir, 'tollgate.db') });
-  const b = openSqliteStore({ path: join(dir, 'tollgate.db') });
-  t.teardown(() => { a.close(); b.close(); });
+  const [a, b] = twoSqliteStores(t, 'filters');
   await contract(t, new SqliteFilterStore(a.db), new SqliteFilterStore(b.db));
 });
 
 t.test('Redis: two connections, keys tagged per API key', async (t) => {
-  const redis = await startRedisServer();
-  t.teardown(() => redis.stop());
-  const a = createRedisStore({ url: redis.url, prefix: 'fs:' });
-  const b = createRedisStore({ url: redis.url, prefix: 'fs:' });
-  await a.open();
-  await b.open();
-  t.teardown(async () => { await a.close(); await b.close(); });
+  const [a, b] = await twoRedisStores(t, 'fs:');
   // Redis expires by its own clock: the contract's times are given relative to now there.
   const now = Date.now() - T0;
   const shifted = (store: RedisFilterStore): FilterStore => ({

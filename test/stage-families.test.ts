@@ -73,8 +73,8 @@ t.test('an eth_call over HTTP passes the core stages, the cache\'s and security\
   const res = await fetch(gw.url('eth', KEY), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ethCall) });
   t.equal(res.status, 200);
   t.match(await res.json(), { jsonrpc: '2.0', id: 1, result: '0x' });
-  t.same(ran.get('http:eth_call'), ['cache', 'security', 'cacheStore'], 'the plugin stages it ran, in pipeline order');
-  t.equal(CORE_STAGES.length + ran.get('http:eth_call')!.length, 10, 'ten stages in all, of the 18 the gateway has');
+  t.same(ran.get('http:eth_call'), ['cache', 'evm.resendCharge', 'security', 'cacheStore'], 'the plugin stages it ran, in pipeline order');
+  t.equal(CORE_STAGES.length + ran.get('http:eth_call')!.length, 11, 'eleven stages in all, of the 19 the gateway has');
 });
 
 t.test('over WebSocket the same call also passes the two subscription stages', async (t) => {
@@ -82,7 +82,7 @@ t.test('over WebSocket the same call also passes the two subscription stages', a
   t.teardown(() => ws.close());
   ws.send({ ...ethCall, id: 2 });
   t.match(await ws.waitFor(1), [{ jsonrpc: '2.0', id: 2, result: '0x' }]);
-  t.same(ran.get('ws:eth_call'), ['cache', 'subscriptionCredits', 'security', 'subscriptions', 'cacheStore']);
+  t.same(ran.get('ws:eth_call'), ['cache', 'subscriptionCredits', 'evm.resendCharge', 'security', 'subscriptions', 'cacheStore']);
 });
 
 t.test('a file-storage call passes the file-storage stages and none of the cache\'s or subscriptions\'', async (t) => {

@@ -52,7 +52,7 @@ export const Errors = Object.freeze({
   /** A pipeline stage broke its contract (code -32603, HTTP 500). */
   STAGE_CONTRACT_VIOLATED: entry('STAGE_CONTRACT_VIOLATED', -32603, 500, 'Internal error: a pipeline stage broke its contract', 'Retry later; the call was not charged. Operators: a plugin stage emitted no context, or more than one.'),
   /** Limit exceeded (code -32005, HTTP 200). */
-  LIMIT_EXCEEDED: entry('LIMIT_EXCEEDED', -32005, 200, 'Limit exceeded', 'Narrow the query (a smaller block range, fewer addresses or topics); the call was not charged.'),
+  LIMIT_EXCEEDED: entry('LIMIT_EXCEEDED', -32005, 200, 'Limit exceeded', 'Narrow the query (a smaller block range, fewer addresses or topics). Not charged, unless the nodes already ran the query\'s parts (a split query that reached the result or time limit is charged once, at its price).'),
   /** Invalid API key (code -33001, HTTP 401). */
   UNAUTHORIZED: entry('UNAUTHORIZED', -33001, 401, 'Invalid API key', 'Use a valid, active API key where the transport expects it (the URL path, for most).'),
   /** Forbidden (code -33100, HTTP 403). */
@@ -61,6 +61,8 @@ export const Errors = Object.freeze({
   CREDITS_EXHAUSTED: entry('CREDITS_EXHAUSTED', -33000, 402, 'Daily credit limit reached', 'Wait until the balance resets (error.data.resetsAt, 00:00 UTC) or move the key to a larger plan.'),
   /** Throughput limit exceeded (code -33200, HTTP 429). */
   RATE_LIMITED: entry('RATE_LIMITED', -33200, 429, 'Throughput limit exceeded', 'Slow down: retry after the Retry-After header\'s seconds.'),
+  /** Too many calls of one kind in flight for the key (code -33201, HTTP 429): the key runs the most the gateway allows at once. */
+  CONCURRENCY_LIMITED: entry('CONCURRENCY_LIMITED', -33201, 429, 'Too many calls in flight', 'Wait for the key\'s earlier calls of this kind to end, then retry (after the Retry-After header\'s seconds). Not charged.'),
   /** Network unavailable (code -33503, HTTP 503). */
   UPSTREAM_UNAVAILABLE: entry('UPSTREAM_UNAVAILABLE', -33503, 503, 'Network unavailable', 'No node could serve the call; retry after the Retry-After header\'s seconds. The call was not charged.'),
   /** Upstream timeout (code -33504, HTTP 504). */

@@ -19,6 +19,7 @@ import { MemoryRateLimiter } from '../metering/rate-limiter.js';
 import { FailoverSelector } from '../upstream/failover-selector.js';
 import { MemorySharedHeads } from '../upstream/memory-shared-heads.js';
 import { MemoryUpstreamBudgets } from '../upstream/memory-upstream-budgets.js';
+import { MemoryDedupMarks } from '../metering/memory-dedup-marks.js';
 import { buildPipeline, type BuiltPipeline } from '../pipeline/pipeline.js';
 import { Started } from './started.js';
 import { assemble, assemblyError } from './register-plugins.js';
@@ -167,6 +168,7 @@ export function coreContainer(config: GatewayConfig, clock: Clock, logger: Logge
   container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger, sharedHeads: () => container.resolve(Tokens.SharedHeads) }) });
   container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
   container.register(Tokens.FilterStore, { useValue: new MemoryFilterStore() });
+  container.register(Tokens.DedupMarks, { useValue: new MemoryDedupMarks() });
   return container;
 }
 

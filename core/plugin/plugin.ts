@@ -12,6 +12,7 @@ import type { Clock } from '../util/clock.js';
 import type { UpstreamSelector } from '../upstream/selector.js';
 import type { SharedHeads } from '../upstream/shared-heads.js';
 import type { UpstreamBudgets } from '../upstream/upstream-budgets.js';
+import type { DedupMarks } from '../metering/dedup-marks.js';
 import type { GatewayRuntime } from './runtime.js';
 import type { CallObserver, UsageRecorder } from '../usage/usage.js';
 import type { FilterStore } from '../network/filter-store.js';
@@ -120,6 +121,8 @@ export const Tokens = Object.freeze({
   CallObserver: Symbol.for('tollgate.CallObserver') as InjectionToken<CallObserver>,
   /** The {@link FilterStore} of the filters the gateway serves itself (default: in memory). */
   FilterStore: Symbol.for('tollgate.FilterStore') as InjectionToken<FilterStore>,
+  /** The {@link DedupMarks} of calls charged once within a window (default: within the process; a store plugin shares them). */
+  DedupMarks: Symbol.for('tollgate.DedupMarks') as InjectionToken<DedupMarks>,
   /** The {@link UsageRecorder} (default: in memory). */
   UsageRecorder: Symbol.for('tollgate.UsageRecorder') as InjectionToken<UsageRecorder>,
   /** The gateway's {@link Clock}. */

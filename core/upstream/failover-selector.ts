@@ -71,6 +71,11 @@ export class FailoverSelector implements UpstreamSelector {
     return this.#networks.get(network)?.floor(scope);
   }
 
+  /** The network head `upstream` last reported, as a probe or an answer in the network's scope showed it. */
+  headOf(upstream: Upstream): number | undefined {
+    return this.#health.get(upstream)?.health.head;
+  }
+
   /**
    * An answer of `upstream` showed `head` in `scope`: for the network's own scope that is the upstream's
    * head now (as a probe would report it); any scope's floor rises with it, here and, through the shared

@@ -49,6 +49,8 @@ export interface UpstreamSelector {
    * any upstream of the deployment has shown. Undefined when none is known, or when the selector keeps none.
    */
   headFloor?(network: Network, scope: string): number | undefined;
+  /** The network head `upstream` last reported (a probe, or an answer in the network's scope); undefined when unknown. */
+  headOf?(upstream: Upstream): number | undefined;
   /** An answer of `upstream` showed head `head` in `scope`: the upstream is there, and the floor rises with it. */
   observeHead?(upstream: Upstream, scope: string, head: number): void;
   /**

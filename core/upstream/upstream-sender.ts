@@ -49,7 +49,9 @@ export interface UpstreamSenderOptions {
  * - A node's own answer, error or not, ends the loop: it is the answer, never a reason to retry; except
  *   "method not found" (-32601): the node does not serve the method, is skipped for it for
  *   `failover.methodBanMs`, and the next node is asked. When no node serves it, the client gets
- *   `METHOD_NOT_FOUND` in the node's words (not charged), not "unavailable".
+ *   `METHOD_NOT_FOUND` in the node's words (not charged), not "unavailable"; except for a forwarded call
+ *   (a method no family of the network defines), where the last such answer of a node asked for this call
+ *   is the call's answer, as any answer of a node to a forwarded call is (and charged like one).
  * - An answer showing a head below the network's head floor is not passed on (see `answerHead`): the next
  *   node is asked, else the call ends with `UPSTREAM_BEHIND`.
  * - A request that is not idempotent is never sent again once an upstream may have received it.
@@ -104,6 +106,10 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     let behind: BehindAnswer | undefined;
     // "Method not found" from every upstream that could be asked: the node's words, for the client.
     let notServed: string | undefined;
+    // A forwarded call (a method no family defines) has no gateway verdict to give: a node's "method not
+    // found" is that node's answer, kept to pass on (and charge) when no other node serves the method.
+    const forwardedCall = !network.methods.has(method.name);
+    let notServedAnswer: UpstreamAnswer | undefined;
     let otherFailure = false;
     let overBudget = false;
     // An upstream a hedge already asked is not asked again.
@@ -165,6 +171,7 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
         }
         failure = protocol.inspect(reply, ctx);
         ended?.(failure);
+        if (forwardedCall && failure?.kind === 'unsupported') notServedAnswer = { reply, upstream };
         if (failure === undefined) {
           selector.onSuccess?.(upstream, performance.now() - sentAt);
           // An answer that would show the client an older head than one already shown is no answer:
@@ -203,6 +210,7 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     }
     if (signal.aborted) throw new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message: 'the client went away', cause: last });
     if (notServed !== undefined && !otherFailure && behind === undefined) {
+      if (notServedAnswer !== undefined) return notServedAnswer;
       throw new GatewayError(Errors.METHOD_NOT_FOUND, { message: notServed });
     }
     if (behind !== undefined) {

@@ -41,7 +41,8 @@ export const defaultConfig: GatewayConfigInput = {
       ],
     },
     { name: 'polygon-devnet', families: ['evm', 'polygon'], upstreams: [{ name: 'bor', embedded: 'bor' }] },
-    { name: 'solana-devnet', families: ['solana'], upstreams: [{ name: 'litesvm', embedded: 'litesvm' }] },
+    // The embedded node is a devnet: its faucet answers requestAirdrop.
+    { name: 'solana-devnet', families: ['solana'], upstreams: [{ name: 'litesvm', embedded: 'litesvm' }], options: { solana: { airdrop: true } } },
     // The file-storage API (kubo's HTTP RPC at /ipfs-devnet/api/v0/<command>) on an embedded IPFS node.
     { name: 'ipfs-devnet', families: ['ipfs'], upstreams: [{ name: 'helia', embedded: 'helia' }] },
   ],

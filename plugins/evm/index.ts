@@ -4,12 +4,13 @@
  *
  * @packageDocumentation
  */
-import { Tokens, systemClock, type Clock, type FilterStore, type GatewayConfig, type NetworkFamily, type TollgatePlugin } from '../../core/plugin-api.js';
+import { Tokens, systemClock, type Clock, type DedupMarks, type FilterStore, type GatewayConfig, type NetworkFamily, type TollgatePlugin } from '../../core/plugin-api.js';
 import { createEvmFamily, EVM_FAMILY_NAME } from './family.js';
 import { resolveEvmSettings, type EvmFamilyOptions } from './options.js';
 import { CachePoliciesToken } from '../../core/plugin-api.js';
 import { EVM_CACHE_POLICIES } from './cache-policies.js';
 import { getLogsSplitSettings } from './get-logs-split/settings.js';
+import { resendChargeStage } from './resend-charge.js';
 
 export { EVM_FAMILY_NAME } from './family.js';
 export { type GetLogsSplitSettings } from './get-logs-split/settings.js';
@@ -19,8 +20,9 @@ export { EVM_CACHE_POLICIES } from './cache-policies.js';
 export { type CallObjectOptions } from './call-object.js';
 
 /**
- * The evm family as a plugin: registers the `evm` `NetworkFamily` (probe `eth_blockNumber`) and its
- * response-cache policies ({@link EVM_CACHE_POLICIES}).
+ * The evm family as a plugin: registers the `evm` `NetworkFamily` (probe `eth_blockNumber`), its
+ * response-cache policies ({@link EVM_CACHE_POLICIES}) and the stage that charges a resent signed
+ * transaction once (`evm.resendCharge`, before `meter`).
  * Thresholds default to the spec's; `options` change them, and the config's `plugins.evm` section
  * overrides both. The gas-limit cache uses the gateway's clock unless `options.clock` is given.
  *
@@ -40,9 +42,11 @@ export function evmFamily(options: EvmFamilyOptions = {}): TollgatePlugin {
       let filters: FilterStore | undefined;
       // The filter store is resolved on first use: a store plugin registered after this one may provide it.
       const filterStore = (): FilterStore => (filters ??= container.resolve(Tokens.FilterStore));
+      let resendWindowMs = 0;
       // Built again on a reload, from the reloaded config's `plugins.evm` (prices, limits, debug) and networks.
       const familyFor = (current: GatewayConfig): NetworkFamily => {
         const settings = resolveEvmSettings(options, current.plugins[EVM_FAMILY_NAME] ?? {}, clock);
+        resendWindowMs = settings.resendWindowMs;
         // Each network's splitting settings are checked here, so a bad one stops the start (or the reload).
         current.networks.forEach((network, i) => {
           if (network.families.includes(EVM_FAMILY_NAME)) getLogsSplitSettings(network.options ?? {}, `networks[${i}].options.getLogs`);
@@ -50,6 +54,9 @@ export function evmFamily(options: EvmFamilyOptions = {}): TollgatePlugin {
         return { ...createEvmFamily(settings, filterStore), reconfigure: familyFor };
       };
       container.register(Tokens.Family, { useValue: familyFor(config) });
+      let marks: DedupMarks | undefined;
+      // Resolved on first use, as the filter store: a store plugin registered after this one shares the marks.
+      container.register(Tokens.Stage, { useValue: resendChargeStage({ marks: () => (marks ??= container.resolve(Tokens.DedupMarks)), windowMs: () => resendWindowMs }) });
       // Read by the cache plugin when it is used; nothing else resolves it.
       container.register(CachePoliciesToken, { useValue: EVM_CACHE_POLICIES });
     },

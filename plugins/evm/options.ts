@@ -22,6 +22,11 @@ export interface EvmFamilyOptions {
   readonly filterIdleMs?: number;
   /** Most live filters one API key may hold. Default 100. */
   readonly filtersPerKey?: number;
+  /**
+   * How long the same signed transaction, sent again by the same key on the same network, is charged no
+   * more (its first send's charge covers it), in milliseconds. Default 60,000.
+   */
+  readonly resendWindowMs?: number;
   /** Time source of the gas-limit cache (default: the gateway's clock, or the wall clock outside a gateway). */
   readonly clock?: Clock;
   /** The `debug_` tracing namespace: off unless turned on. */
@@ -54,6 +59,8 @@ export interface EvmSettings {
   readonly filterIdleMs: number;
   /** See {@link EvmFamilyOptions.filtersPerKey}. */
   readonly filtersPerKey: number;
+  /** See {@link EvmFamilyOptions.resendWindowMs}. */
+  readonly resendWindowMs: number;
   /** See {@link EvmFamilyOptions.clock}. */
   readonly clock: Clock;
   /** See {@link EvmFamilyOptions.debug}. */
@@ -78,6 +85,8 @@ export const EVM_DEFAULTS = Object.freeze({
   filterIdleMs: 300_000,
   /** At most 100 live filters per API key. */
   filtersPerKey: 100,
+  /** The same signed transaction sent again within 60 s is charged once. */
+  resendWindowMs: 60_000,
 });
 
 type NumericSetting = keyof typeof EVM_DEFAULTS;

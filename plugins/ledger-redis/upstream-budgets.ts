@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { utcDay } from '../../core/store-api.js';
 import { type BudgetTake, type UpstreamBudgets } from '../../core/plugin-api.js';
 import type { RedisConnection } from './connection.js';
+import { OutageWarning } from './outage-warning.js';
 
 /**
  * Takes one request from an upstream's budget: `KEYS[1]` counts the second's requests, `KEYS[2]` the
@@ -44,14 +45,13 @@ type BudgetClient = RedisConnection['client'] & {
 export class RedisUpstreamBudgets implements UpstreamBudgets {
   readonly #client: BudgetClient;
   readonly #prefix: string;
-  readonly #logger: Logger | undefined;
-  #warned = false;
+  readonly #outage: OutageWarning;
 
   constructor(connection: RedisConnection, logger?: Logger) {
     this.#client = connection.client as BudgetClient;
     this.#client.defineCommand('tgTakeUpstreamBudget', { numberOfKeys: 2, lua: TAKE_UPSTREAM_BUDGET });
     this.#prefix = connection.settings.prefix;
-    this.#logger = logger;
+    this.#outage = new OutageWarning(logger);
   }
 
   /** Takes one request from the budget in Redis. */
@@ -61,11 +61,10 @@ export class RedisUpstreamBudgets implements UpstreamBudgets {
     const day = `${base}:d:${utcDay(new Date(nowMs))}`;
     try {
       const taken = await this.#client.tgTakeUpstreamBudget(second, day, budget.maxRequestsPerSecond ?? 0, budget.dailyCredits ?? -1, credits, DAY_TTL_MS);
-      this.#warned = false;
+      this.#outage.succeeded();
       return taken === 1;
     } catch (error) {
-      if (!this.#warned) this.#logger?.warn({ network, upstream, reason: (error as Error).message }, 'upstream budget not checked: Redis did not answer; the upstream is used');
-      this.#warned = true;
+      this.#outage.failed(error, 'upstream budget not checked: Redis did not answer; the upstream is used', { network, upstream });
       return true;
     }
   }

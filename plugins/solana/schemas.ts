@@ -104,3 +104,156 @@ export function positional(schemas: readonly JsonSchema[], required: number): Js
 
 /** The `params` of a method without parameters: `[]`, or no `params` member at all (the core validates a missing one as `[]`). */
 export const noParams: JsonSchema = positional([], 0);
+
+/** A signature or blockhash as base-58 text: a 64-byte signature encodes to at most 88 characters. */
+export const signature: JsonSchema = {
+  type: 'string',
+  pattern: '^[1-9A-HJ-NP-Za-km-z]{64,88}$',
+  description: 'a base-58 encoded 64-byte transaction signature',
+};
+
+/** A blockhash: 32 bytes in base-58, as a public key. */
+export const blockhash: JsonSchema = { ...pubkey, description: 'a base-58 encoded 32-byte blockhash' };
+
+/** A u64 with an inclusive maximum. */
+export function u64UpTo(maximum: number): JsonSchema {
+  return { type: 'integer', minimum: 0, maximum };
+}
+
+/** An array of public keys, at most `maxItems` of them. */
+export function pubkeys(maxItems: number): JsonSchema {
+  return { type: 'array', items: pubkey, maxItems };
+}
+
+/** Config with only a commitment: `{commitment?}`, or `null`. */
+export const commitmentConfig: JsonSchema = { type: ['object', 'null'], properties: { commitment } };
+
+/** The commitments a block or transaction lookup takes: a node refuses `processed` for them. */
+export const confirmedCommitment: JsonSchema = { enum: ['finalized', 'confirmed', null], description: 'finalized or confirmed (processed is not supported)' };
+
+/** The encodings of a transaction in `getBlock` and `getTransaction`. */
+export const transactionEncoding: JsonSchema = { enum: ['json', 'jsonParsed', 'base58', 'base64', 'binary', null] };
+
+/** `maxSupportedTransactionVersion`: 0 (the only versioned format so far), or absent for legacy only. */
+const maxSupportedTransactionVersion: JsonSchema = { type: ['integer', 'null'], minimum: 0, maximum: 255 };
+
+/** The config of `getTransaction`, or a bare encoding (the legacy form agave still reads). */
+export const transactionConfig: JsonSchema = {
+  anyOf: [
+    transactionEncoding,
+    {
+      type: ['object', 'null'],
+      properties: { commitment: confirmedCommitment, encoding: transactionEncoding, maxSupportedTransactionVersion },
+    },
+  ],
+  description: 'a config object {commitment?, encoding?, maxSupportedTransactionVersion?} or an encoding',
+};
+
+/** The config of `getBlock`, or a bare encoding. */
+export const blockConfig: JsonSchema = {
+  anyOf: [
+    transactionEncoding,
+    {
+      type: ['object', 'null'],
+      properties: {
+        commitment: confirmedCommitment,
+        encoding: transactionEncoding,
+        transactionDetails: { enum: ['full', 'accounts', 'signatures', 'none', null] },
+        rewards: { type: ['boolean', 'null'] },
+        maxSupportedTransactionVersion,
+      },
+    },
+  ],
+  description: 'a config object {commitment?, encoding?, transactionDetails?, rewards?, maxSupportedTransactionVersion?} or an encoding',
+};
+
+/** The most filters `getProgramAccounts` takes (agave's `MAX_GET_PROGRAM_ACCOUNT_FILTERS`). */
+export const MAX_PROGRAM_ACCOUNT_FILTERS = 4;
+
+/** The longest `memcmp` bytes, base-58 (agave's `MAX_DATA_BASE58_SIZE`: 128 bytes). */
+export const MAX_MEMCMP_BASE58_LENGTH = 175;
+
+/** One `getProgramAccounts` filter: `{dataSize}`, `{memcmp: {offset, bytes, encoding?}}` or `{tokenAccountState}`. */
+export const programAccountsFilter: JsonSchema = {
+  anyOf: [
+    { type: 'object', required: ['dataSize'], properties: { dataSize: u64 } },
+    {
+      type: 'object',
+      required: ['memcmp'],
+      properties: {
+        memcmp: {
+          type: 'object',
+          required: ['offset', 'bytes'],
+          properties: { offset: u64, bytes: { type: 'string', maxLength: MAX_MEMCMP_BASE58_LENGTH }, encoding: { enum: ['base58', 'base64', null] } },
+        },
+      },
+    },
+    { type: 'object', required: ['tokenAccountState'] },
+  ],
+  description: 'a filter {dataSize}, {memcmp: {offset, bytes, encoding?}} or {tokenAccountState}',
+};
+
+/** The config of `getProgramAccounts`: the account config plus `withContext`, `filters` (at most 4) and `sortResults`. */
+export const programAccountsConfig: JsonSchema = {
+  ...accountInfoConfig,
+  properties: {
+    ...((accountInfoConfig as { properties: Record<string, JsonSchema> }).properties),
+    withContext: { type: ['boolean', 'null'] },
+    sortResults: { type: ['boolean', 'null'] },
+    filters: { type: ['array', 'null'], items: programAccountsFilter, maxItems: MAX_PROGRAM_ACCOUNT_FILTERS },
+  },
+};
+
+/** The token-account selector of `getTokenAccountsByOwner`/`ByDelegate`: `{mint}` or `{programId}`. */
+export const tokenAccountsFilter: JsonSchema = {
+  type: 'object',
+  minProperties: 1,
+  maxProperties: 1,
+  properties: { mint: pubkey, programId: pubkey },
+  additionalProperties: false,
+  description: 'either {mint} or {programId}',
+};
+
+/** The config of `getSignaturesForAddress`; `limit` at most 1,000 as on a node. */
+export const signaturesForAddressConfig: JsonSchema = {
+  type: ['object', 'null'],
+  properties: {
+    commitment: confirmedCommitment,
+    minContextSlot: slotOrNull,
+    limit: { type: ['integer', 'null'], minimum: 1, maximum: 1000 },
+    before: { anyOf: [signature, { type: 'null' }], description: 'a base-58 signature' },
+    until: { anyOf: [signature, { type: 'null' }], description: 'a base-58 signature' },
+  },
+};
+
+/** A signed transaction as text: base-58 (the default) or base-64, as `config.encoding` says. */
+export const wireTransaction: JsonSchema = { type: 'string', minLength: 1, description: 'a signed transaction, base-58 or base-64 encoded' };
+
+/** The encoding of a transaction a client sends. */
+const sentEncoding: JsonSchema = { enum: ['base58', 'base64', null] };
+
+/** The config of `sendTransaction`. */
+export const sendTransactionConfig: JsonSchema = {
+  type: ['object', 'null'],
+  properties: {
+    encoding: sentEncoding,
+    skipPreflight: { type: ['boolean', 'null'] },
+    preflightCommitment: commitment,
+    maxRetries: { type: ['integer', 'null'], minimum: 0 },
+    minContextSlot: slotOrNull,
+  },
+};
+
+/** The config of `simulateTransaction`. */
+export const simulateTransactionConfig: JsonSchema = {
+  type: ['object', 'null'],
+  properties: {
+    encoding: sentEncoding,
+    commitment,
+    sigVerify: { type: ['boolean', 'null'] },
+    replaceRecentBlockhash: { type: ['boolean', 'null'] },
+    innerInstructions: { type: ['boolean', 'null'] },
+    minContextSlot: slotOrNull,
+    accounts: { type: ['object', 'null'], properties: { addresses: pubkeys(100), encoding: accountEncoding } },
+  },
+};

@@ -13,6 +13,8 @@ export interface GetLogsSplitSettings {
   readonly maxBlockRange?: number;
   /** Node queries of one call in flight at once. Default 4. */
   readonly concurrency: number;
+  /** Split calls of one key in flight at once on the network (in one gateway process); more are refused. Default 2. */
+  readonly callsPerKey: number;
 }
 
 /** The schema of `networks[].options.getLogs`. */
@@ -23,11 +25,12 @@ export const GET_LOGS_SPLIT_SCHEMA = {
     split: { type: 'boolean', default: false },
     maxBlockRange: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     concurrency: { type: 'integer', minimum: 1, maximum: 64, default: 4 },
+    callsPerKey: { type: 'integer', minimum: 1, maximum: 1024, default: 2 },
   },
 } as const;
 
 const parsed = new WeakMap<object, GetLogsSplitSettings>();
-const OFF: GetLogsSplitSettings = Object.freeze({ split: false, concurrency: 4 });
+const OFF: GetLogsSplitSettings = Object.freeze({ split: false, concurrency: 4, callsPerKey: 2 });
 
 /**
  * The splitting settings of a network, from its options (read once per options object).

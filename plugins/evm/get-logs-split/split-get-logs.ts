@@ -5,9 +5,10 @@
  *
  * @module
  */
-import { Errors, GatewayError, NodeAnswerError, type LimitsInput, type NetworkRuntime } from '../../../core/plugin-api.js';
-import { answerWith, answerWithNodeError } from '../gateway-answer.js';
+import { Errors, GatewayError, NodeAnswerError, keyOf, type LimitsInput, type NetworkRuntime } from '../../../core/plugin-api.js';
+import { answerWith, answerWithChargedError, answerWithNodeError } from '../gateway-answer.js';
 import { isRangeTooWide } from './range-too-wide.js';
+import { takeSplitSlot } from './split-slots.js';
 import type { GetLogsSplitSettings } from './settings.js';
 
 /** The whole call's limits: the spec's 10,000 results and 10 seconds. */
@@ -60,9 +61,14 @@ class NodeAnswer {
  * this network asked for), at most `concurrency` node queries run at once, and a part a node finds too
  * wide (`isRangeTooWide`) is halved and asked again. The parts' logs are merged in block order into
  * one answer for the client. The limits are the whole call's: more than `maxResults` logs, or more than
- * `timeoutMs`, ends it with `LIMIT_EXCEEDED` (refunded). Another error of a node is the call's answer, as
- * it would be unsplit. Returns false, doing nothing, when the call is to go to a node as it is (splitting
- * off, a `blockHash` filter, a range that ends before it starts or cannot be resolved).
+ * `timeoutMs`, ends it with `LIMIT_EXCEEDED` as its answer, charged once at the method's price (the
+ * nodes did the work; a refund would make the heaviest queries free to repeat). Another error of a node
+ * is the call's answer, as it would be unsplit. A call whose range spans more than one part at the start
+ * takes one of the key's `callsPerKey` slots on the network until its last node query ended (past its
+ * answer, when the time limit cut it short); without a free slot it is refused with
+ * `CONCURRENCY_LIMITED` before any node query, uncharged. Returns false, doing nothing, when the call is
+ * to go to a node as it is (splitting off, a `blockHash` filter, a range that ends before it starts or
+ * cannot be resolved).
  */
 export async function splitGetLogs(input: LimitsInput, settings: GetLogsSplitSettings, limits: SplitLimits): Promise<boolean> {
   const { params, ctx, network } = input;
@@ -78,6 +84,8 @@ export async function splitGetLogs(input: LimitsInput, settings: GetLogsSplitSet
 
   const learned = network.state.get(LEARNED_RANGE) as number | undefined;
   const width = Math.min(settings.maxBlockRange ?? Number.MAX_SAFE_INTEGER, learned ?? Number.MAX_SAFE_INTEGER);
+  // A range of one part is one node query, as unsplit: only calls that fan out hold a slot.
+  const release = to - from + 1 > width ? takeSplitSlot(network, keyOf(ctx).id, settings.callsPerKey) : undefined;
   const fresh = parts({ from, to }, width);
   const halves: Range[] = []; // halves of a part a node refused, asked before any fresh part
   const found = new Map<number, readonly unknown[]>(); // logs by the first block of their part
@@ -126,13 +134,20 @@ export async function splitGetLogs(input: LimitsInput, settings: GetLogsSplitSet
       await Promise.all(running);
     } while (ended === undefined && !ctx.cancelSignal.aborted && halves.length > 0);
   };
+  // The slot is held until the last node query ended, not only until the answer: the time limit answers
+  // while parts still run at the nodes.
+  const running = workers().finally(() => release?.());
   try {
-    await Promise.race([workers(), deadline]);
+    await Promise.race([running, deadline]);
   } finally {
     clearTimeout(timer);
   }
   if (ended instanceof NodeAnswer) {
     answerWithNodeError(ctx, ended.error.error);
+    return true;
+  }
+  if (ended instanceof GatewayError && ended.entry === Errors.LIMIT_EXCEEDED) {
+    answerWithChargedError(ctx, ended);
     return true;
   }
   if (ended !== undefined) throw ended;
