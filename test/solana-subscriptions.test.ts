@@ -99,6 +99,9 @@ t.test('accountSubscribe and signatureSubscribe see an airdrop; the signature su
   t.same((await wsCall(client, 'signatureUnsubscribe', [sig])).error, { code: -32602, message: 'Invalid subscription id.' }, 'ended, as a node ends it');
   const events = notificationsOf(client, account).length * 2;
   t.equal(await used(keys[2]!), 3 * 5 + events * 20 + 20, 'three subscribes at 5, each account notification 20, the outcome 20');
+  client.close();
+  await client.closed;
+  await until('the account stream closes', () => service.streams === 0);
 });
 
 t.test('every subscription opens on the node', async (t) => {
@@ -113,7 +116,7 @@ t.test('every subscription opens on the node', async (t) => {
   ]);
   t.ok(opened.every((id) => typeof id === 'number'), 'six numeric ids');
   t.equal(service.streams, 6);
-  await airdrop(RECIPIENT, 5_000);
+  await airdrop(RECIPIENT, 1_000_000_000);
   await until('blocks, logs, program changes and roots arrive', async () => {
     node.node.advance();
     return [0, 1, 2, 3].every((i) => notificationsOf(client, opened[i]).length > 0);

@@ -75,6 +75,12 @@ export interface SubscriptionSupport {
    * invalid-params error (agave's `Invalid subscription id.`). Default `false`.
    */
   readonly unknownId?: 'false' | 'error';
+  /**
+   * Whether the family's nodes answer plain calls on their WebSocket, as geth does. Default true. False
+   * for nodes whose WebSocket serves subscriptions only (agave): a stream's history reads then go to the
+   * node serving it over HTTP, and clients' calls never travel over upstream WebSockets.
+   */
+  readonly socketCalls?: boolean;
   /** Reads the validated params of a call of `method`'s subscribe method. */
   request(params: unknown, method: SubscriptionMethod): StreamRequest;
   /** Credits charged per delivered event, by kind (a plugin's settings may override them per plan). */

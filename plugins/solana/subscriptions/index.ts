@@ -55,14 +55,16 @@ function continuity(request: StreamRequest, method: SubscriptionMethod): StreamC
 
 /**
  * The subscription support of the solana family: the nine agave subscriptions, integer ids, an unknown
- * id in an unsubscribe refused with invalid params (as a node does), and the notifications priced per
- * method ({@link SOLANA_EVENT_CREDITS}).
+ * id in an unsubscribe refused with invalid params (as a node does), history reads over HTTP (a node's
+ * WebSocket takes no calls), and the notifications priced per method ({@link SOLANA_EVENT_CREDITS}).
  */
 export function solanaSubscriptions(): SubscriptionSupport {
   return {
     methods: SOLANA_SUBSCRIPTION_METHODS,
     ids: 'integer',
     unknownId: 'error',
+    // An agave node's WebSocket serves subscriptions only: history reads go over HTTP.
+    socketCalls: false,
     request: solanaStreamRequest,
     eventCredits: SOLANA_EVENT_CREDITS,
     continuity,

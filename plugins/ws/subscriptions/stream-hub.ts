@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { isPromise, type MaybePromise, type StreamAsk, type StreamContinuity, type StreamRequest, type SubscriptionMethod, type SubscriptionSupport } from '../../../core/plugin-api.js';
 import { type Upstream } from '../../../core/upstream-api.js';
 import type { UpstreamSocket } from '../upstream/upstream-socket.js';
+import { httpAsk } from './http-ask.js';
 
 /** A client subscription fed by a hub. */
 export interface HubMember {
@@ -32,6 +33,8 @@ export interface HubDeps {
   readonly logger: Logger;
   /** How often the serving node's health is checked, ms. */
   readonly healthCheckMs: number;
+  /** Timeout of a history read over HTTP, ms (those over the socket have the socket's). */
+  readonly askTimeoutMs: number;
   /** Called once the hub has no member left and has closed its upstream subscription. */
   readonly closed: () => void;
 }
@@ -39,6 +42,7 @@ export interface HubDeps {
 interface Serving {
   readonly upstream: Upstream;
   readonly socket: UpstreamSocket;
+  readonly ask: StreamAsk;
   readonly id: string | number;
   readonly detach: () => void;
 }
@@ -119,8 +123,13 @@ export class StreamHub {
   }
 
   #ask(): StreamAsk | undefined {
-    const socket = this.#serving?.socket;
-    return socket === undefined ? undefined : (method, params) => socket.call(method, params);
+    return this.#serving?.ask;
+  }
+
+  /** How history is read from `upstream`: on its socket, or over HTTP where the family's nodes take no calls on their WebSocket. */
+  #askOf(upstream: Upstream, socket: UpstreamSocket): StreamAsk {
+    if (this.#deps.support.socketCalls === false) return httpAsk(upstream, this.#deps.askTimeoutMs);
+    return (method, params) => socket.call(method, params);
   }
 
   /** Subscribes on the first candidate (other than `avoid`, tried last) that answers. */
@@ -134,7 +143,7 @@ export class StreamHub {
       try {
         socket = this.#deps.socketFor(upstream);
         let live = true;
-        const ask: StreamAsk = (method, params) => socket.call(method, params);
+        const ask = this.#askOf(upstream, socket);
         // Events can come in the same read as the subscription's answer: the handler works before `serving` is set.
         const id = await socket.subscribe(this.#deps.method.subscribe, this.#deps.request.params, (result) => { if (live) this.#run(() => this.#continuity.next(result, ask)); });
         if (this.#closed) {
@@ -142,7 +151,7 @@ export class StreamHub {
           return;
         }
         const stopListening = socket.onClose(() => { if (live) this.#move('its node\'s WebSocket closed'); });
-        this.#serving = { upstream, socket, id, detach: () => { live = false; stopListening(); } };
+        this.#serving = { upstream, socket, ask, id, detach: () => { live = false; stopListening(); } };
         return;
       } catch (error) {
         lastError = error;

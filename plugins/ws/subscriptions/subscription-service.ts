@@ -102,6 +102,7 @@ export class SubscriptionService {
         socketFor: (upstream) => this.#pool.forSubscription(upstream),
         logger: this.#logger!,
         healthCheckMs: this.settings.healthCheckMs,
+        askTimeoutMs: this.settings.upstreamTimeoutMs,
         closed: () => {
           if (this.#hubs.get(key)?.hub === hub) this.#hubs.delete(key);
         },
