@@ -8,7 +8,10 @@
 import { WebSocket } from 'ws';
 import { loadavg } from 'node:os';
 import { cpuDelta, ownCpuTime, totalCpuTime } from './cpu.js';
-import type { RoundResult } from './harness.js';
+import { compare, startServer, summarize, type BenchOptions, type RoundResult } from './harness.js';
+import type { ServerHandle } from './processes.js';
+import type { ScenarioReport } from './scenario.js';
+import { BENCH_KEY } from '../config.js';
 
 /** Subscribers, spread over connections (the gateway caps connections per key). */
 export const SUBSCRIBERS = 1_000;
@@ -144,5 +147,56 @@ export async function measureFanOut(name: string, url: string, stream: FanOutStr
   } finally {
     node.close();
     subscribers.close();
+  }
+}
+
+/** What a fan-out scenario compares: the node's own WebSocket and the gateway in front of it. */
+export interface FanOutTargets {
+  /** The node's own WebSocket, as a target. */
+  readonly direct: { readonly description: string; readonly url: string; readonly pids: readonly number[] };
+  /** The args of `bench/servers/ws-gateway.ts` that put the gateway in front of the node. */
+  readonly gatewayArgs: Readonly<Record<string, string>>;
+  /** The gateway's network whose WebSocket the subscribers use. */
+  readonly network: string;
+  /** The gateway target's description. */
+  readonly gatewayDescription: string;
+  /** Events per round. */
+  readonly events: number;
+  /** What the report says of the stream (before the load average). */
+  readonly notes: readonly string[];
+}
+
+/**
+ * Runs a fan-out scenario: starts the gateway (when wanted), measures each target in interleaved rounds,
+ * stops the gateway, and reports both with the gateway/direct ratio. The node is the scenario's to start
+ * and stop.
+ */
+export async function runFanOut(scenario: { readonly name: string; readonly description: string }, options: BenchOptions, stream: FanOutStream, plan: FanOutTargets): Promise<ScenarioReport> {
+  const wanted = (name: string): boolean => options.targets === undefined || options.targets.includes(name);
+  const servers: ServerHandle[] = [];
+  try {
+    const targets: Array<{ name: string; description: string; url: string; pids: readonly number[] }> = [];
+    if (wanted('direct')) targets.push({ name: 'direct', ...plan.direct });
+    if (wanted('gateway')) {
+      const gateway = await startServer('gateway', 'bench/servers/ws-gateway.ts', plan.gatewayArgs, options);
+      servers.push(gateway);
+      targets.push({ name: 'gateway', description: plan.gatewayDescription, url: `${gateway.url.replace(/^http/, 'ws')}/${plan.network}/ws/v3/${BENCH_KEY}`, pids: gateway.ready.pids });
+    }
+    const rounds = new Map<string, RoundResult[]>(targets.map((t) => [t.name, []]));
+    // `--profile`: the gateway's profiler starts now (start-up left out); it writes the profile as it stops.
+    if (options.profile) for (const server of servers) server.signal('SIGUSR2');
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const target of targets) rounds.get(target.name)!.push(await measureFanOut(target.name, target.url, stream, target.pids, plan.events, round));
+    }
+    const measured = targets.map((t) => summarize(t.name, t.description, rounds.get(t.name)!));
+    return {
+      scenario: scenario.name,
+      description: scenario.description,
+      targets: measured,
+      comparisons: compare(measured, [{ numerator: 'gateway', denominator: 'direct' }]),
+      notes: [...plan.notes, `load average at the end (uptime): ${loadavg().map((l) => l.toFixed(2)).join(' ')}`],
+    };
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
   }
 }
