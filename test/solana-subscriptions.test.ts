@@ -2,7 +2,10 @@ import t from 'tap';
 import { startLiteSvmInstance } from '@tollgate/devnet';
 import { Tokens, keyIdOf } from '../core/plugin-api.js';
 import { type CreditLedger, type UsageRecorder } from '../core/store-api.js';
+import { request } from 'undici';
+import { admin } from '../plugins/admin/index.js';
 import { httpTransport } from '../plugins/http/index.js';
+import { ledgerSqlite } from '../plugins/ledger-sqlite/index.js';
 import { solanaFamily } from '../plugins/solana/index.js';
 import { wsTransport, type WsTransport } from '../plugins/ws/index.js';
 import { startTestGateway } from './helpers/gateway.js';
@@ -16,12 +19,14 @@ import { until } from './helpers/until.js';
 const node = await startLiteSvmInstance('litesvm#subscriptions', { slotMs: 0 });
 t.teardown(() => node.stop());
 t.ok(node.wsUrl, 'the devnet node has a WebSocket');
+const ADMIN_TOKEN = 'sol-subs-admin-token-0123456789';
 const keys = Array.from({ length: 6 }, (_, i) => `sol-subs-key-${String(i).padStart(8, '0')}`);
 const gw = await startTestGateway({
   plans: { metered: { dailyCredits: 1_000_000_000, creditsPerSecond: 1_000_000, failover: false }, tiny: { dailyCredits: 8, creditsPerSecond: 1_000_000, failover: false } },
   keys: [...keys.map((key) => ({ key, plan: 'metered' })), { key: 'sol-subs-tiny-0000001', plan: 'tiny' }],
   networks: [{ name: 'solana', families: ['solana'], upstreams: [{ name: 'litesvm', url: node.url, wsUrl: node.wsUrl }] }],
-}, [httpTransport(), wsTransport({ pingIntervalMs: 600_000, subscriptions: { maxPerConnection: 8, maxPerKey: 12 } }), solanaFamily()]);
+  plugins: { admin: { token: ADMIN_TOKEN } },
+}, [ledgerSqlite({ path: ':memory:' }), admin(), httpTransport(), wsTransport({ pingIntervalMs: 600_000, subscriptions: { maxPerConnection: 8, maxPerKey: 12 } }), solanaFamily()]);
 t.teardown(() => gw.close());
 const ledger = gw.gateway.container.resolve<CreditLedger>(Tokens.CreditLedger);
 const usage = gw.gateway.container.resolve<UsageRecorder>(Tokens.UsageRecorder);
@@ -148,4 +153,22 @@ t.test('caps per connection and per key; a balance that runs out closes with 440
   t.equal(await tiny.closed, 4402, 'closed with 4402');
   t.equal(notificationsOf(tiny, id).length, 3, 'the three slots the balance paid for arrived');
   t.equal(await used('sol-subs-tiny-0000001'), 8, 'charged 5 + 3 x 1, nothing more');
+});
+
+t.test('a key revoked through the admin API closes its open subscriptions with 4401; nothing more is sent or charged', async (t) => {
+  const admin = async (method: 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> => {
+    const res = await request(`${gw.origin}/admin/v1${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return (await res.body.json()) as Record<string, unknown>;
+  };
+  const { apiKey } = (await admin('POST', '/keys', { plan: 'metered', id: 'revoked-solana' })) as { apiKey: string };
+  const client = await connect(apiKey);
+  const id = await subscribe(client, 'slotSubscribe', []);
+  node.node.advance();
+  await until('a slot arrives', () => notificationsOf(client, id).length === 1);
+  await admin('POST', '/keys/revoked-solana/revoke');
+  t.equal(await client.closed, 4401, 'closed with 4401');
+  node.node.advance();
+  await until('its subscription is released', () => service.held('revoked-solana') === 0);
+  t.equal(notificationsOf(client, id).length, 1, 'nothing after the revocation');
+  t.equal((await ledger.balance('revoked-solana', 1_000_000_000, new Date())).used, 5 + 1, 'the subscribe and the one slot it was sent');
 });
