@@ -78,3 +78,14 @@ t.test('a network without a WebSocket upstream says so (-32004), uncharged; an u
   t.same(unknown.error, { code: -32602, message: 'Invalid subscription id.' }, 'an id the connection does not hold');
   t.equal(await used(), 0, 'refusals cost nothing');
 });
+
+t.test('a client that resubscribes at once after each refusal is closed with 4429 after 100 in a row', async (t) => {
+  const client = await openWs(`${gw.origin.replace('http', 'ws')}/solana/ws/v3/${KEY}`);
+  t.teardown(() => client.close());
+  // What @solana/web3.js 1.x does against a refusal: the same subscribe again, at once, without end.
+  for (let i = 0; i < 100; i++) client.send({ jsonrpc: '2.0', id: 5_000 + i, method: 'slotSubscribe', params: [] });
+  t.equal(await client.closed, 4429, 'closed: a reconnecting client waits for its reconnection delay');
+  const refused = (client.messages as Array<{ error?: { code: number } }>).filter((m) => m.error?.code === -32004).length;
+  t.ok(refused <= 100, `${refused} refusals answered before the close`);
+  t.equal(await used(), 0, 'refusals cost nothing');
+});

@@ -35,6 +35,11 @@ export const SubscriptionCloseCodes = Object.freeze({
   SLOW_CONSUMER: 4408,
   /** The key's daily balance cannot pay for the next event (mirrors HTTP 402). */
   CREDITS_EXHAUSTED: 4402,
+  /**
+   * `maxRefusedInRow` subscribes in a row were refused: a client that resubscribes at once after each
+   * refusal (`@solana/web3.js` 1.x does) then waits for its reconnection delay instead (mirrors HTTP 429).
+   */
+  REFUSED_IN_ROW: 4429,
 });
 
 /** One client subscription: a member of a hub, charged per event it is sent. */
@@ -116,6 +121,8 @@ export class SubscriptionSession {
   readonly #subscriptions = new Map<string, ClientSubscription>();
   /** Subscribes between their cap check and their answer. */
   #opening = 0;
+  /** Subscribes refused since the last one accepted. */
+  #refusedInRow = 0;
   #queue: Waiting[] = [];
   #queuedBytes = 0;
   #charging = false;
@@ -146,6 +153,18 @@ export class SubscriptionSession {
 
   /** Opens a subscription for the call `ctx` (authenticated, validated, charged) of `method`; resolves with its id as the client gets it. */
   async subscribe(ctx: RequestContext, support: SubscriptionSupport, method: SubscriptionMethod, request: StreamRequest, eligible: boolean): Promise<string | number> {
+    try {
+      const id = await this.#open(ctx, support, method, request, eligible);
+      this.#refusedInRow = 0;
+      return id;
+    } catch (error) {
+      const max = this.#service.settings.maxRefusedInRow;
+      if (++this.#refusedInRow >= max) this.#end(SubscriptionCloseCodes.REFUSED_IN_ROW, `${max} subscriptions refused in a row: reconnect later`);
+      throw error;
+    }
+  }
+
+  async #open(ctx: RequestContext, support: SubscriptionSupport, method: SubscriptionMethod, request: StreamRequest, eligible: boolean): Promise<string | number> {
     if (this.#closed) throw new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message: 'the connection is closing' });
     const settings = this.#service.settings;
     // Subscribes still opening count: concurrent ones must not all pass the check before any is added.
