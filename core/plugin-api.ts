@@ -33,7 +33,7 @@ export type { FilterStore, StoredFilter, FilterLimits } from './network/filter-s
 export { MemoryFilterStore, newFilterId } from './network/memory-filter-store.js';
 export type { DedupMarks } from './metering/dedup-marks.js';
 export { MemoryDedupMarks } from './metering/memory-dedup-marks.js';
-export { chargeOnceStage, type ChargeOnceOptions } from './metering/charge-once.js';
+export { chargeOnceStage, type ChargeOnceOptions } from './pipeline/charge-once.js';
 export { systemClock, type Clock } from './util/clock.js';
 export { importPeer, MissingPeerError } from './plugin/optional-peer.js';
 export { usageOf, type CallObserver } from './usage/usage.js';

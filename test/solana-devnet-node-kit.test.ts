@@ -1,6 +1,6 @@
 import t from 'tap';
 import {
-  airdropFactory, appendTransactionMessageInstruction, createSolanaRpc, createSolanaRpcSubscriptions, createTransactionMessage,
+  airdropFactory, appendTransactionMessageInstruction, assertIsTransactionWithBlockhashLifetime, createSolanaRpc, createSolanaRpcSubscriptions, createTransactionMessage,
   generateKeyPairSigner, getBase64EncodedWireTransaction, getSignatureFromTransaction, lamports, pipe, sendAndConfirmTransactionFactory,
   setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash, signTransactionMessageWithSigners, type Address,
   type KeyPairSigner,
@@ -26,7 +26,9 @@ async function transfer(from: KeyPairSigner, to: Address, amount: bigint) {
     (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
     (m) => appendTransactionMessageInstruction(getTransferSolInstruction({ source: from, destination: to, amount: lamports(amount) }), m),
   );
-  return signTransactionMessageWithSigners(message);
+  const signed = await signTransactionMessageWithSigners(message);
+  assertIsTransactionWithBlockhashLifetime(signed);
+  return signed;
 }
 
 t.test('reads a dApp makes first', async (t) => {

@@ -137,34 +137,28 @@ export const transactionEncoding: JsonSchema = { enum: ['json', 'jsonParsed', 'b
 /** `maxSupportedTransactionVersion`: 0 (the only versioned format so far), or absent for legacy only. */
 const maxSupportedTransactionVersion: JsonSchema = { type: ['integer', 'null'], minimum: 0, maximum: 255 };
 
-/** The config of `getTransaction`, or a bare encoding (the legacy form agave still reads). */
+/** The config of `getTransaction`, or a bare encoding string (the legacy form agave still reads). */
 export const transactionConfig: JsonSchema = {
-  anyOf: [
-    transactionEncoding,
-    {
-      type: ['object', 'null'],
-      properties: { commitment: confirmedCommitment, encoding: transactionEncoding, maxSupportedTransactionVersion },
-    },
-  ],
-  description: 'a config object {commitment?, encoding?, maxSupportedTransactionVersion?} or an encoding',
+  type: ['object', 'null', 'string'],
+  if: { type: 'string' },
+  then: transactionEncoding,
+  else: { properties: { commitment: confirmedCommitment, encoding: transactionEncoding, maxSupportedTransactionVersion } },
 };
 
 /** The config of `getBlock`, or a bare encoding. */
 export const blockConfig: JsonSchema = {
-  anyOf: [
-    transactionEncoding,
-    {
-      type: ['object', 'null'],
-      properties: {
-        commitment: confirmedCommitment,
-        encoding: transactionEncoding,
-        transactionDetails: { enum: ['full', 'accounts', 'signatures', 'none', null] },
-        rewards: { type: ['boolean', 'null'] },
-        maxSupportedTransactionVersion,
-      },
+  type: ['object', 'null', 'string'],
+  if: { type: 'string' },
+  then: transactionEncoding,
+  else: {
+    properties: {
+      commitment: confirmedCommitment,
+      encoding: transactionEncoding,
+      transactionDetails: { enum: ['full', 'accounts', 'signatures', 'none', null] },
+      rewards: { type: ['boolean', 'null'] },
+      maxSupportedTransactionVersion,
     },
-  ],
-  description: 'a config object {commitment?, encoding?, transactionDetails?, rewards?, maxSupportedTransactionVersion?} or an encoding',
+  },
 };
 
 /** The most filters `getProgramAccounts` takes (agave's `MAX_GET_PROGRAM_ACCOUNT_FILTERS`). */

@@ -13,6 +13,8 @@ import { seedSolana, type SolanaSeed } from './seed.js';
 export interface LiteSvmSettings extends LiteSvmNodeOptions {
   /** Whether to write the seed accounts at startup (default true). */
   readonly seed?: boolean;
+  /** The RPC port (code only; default a free one): a test restarting a stopped node gives its old port. */
+  readonly port?: number;
 }
 
 /** A started `litesvm` upstream. */
@@ -81,7 +83,7 @@ export async function startLiteSvmInstance(id: string, settings: LiteSvmSettings
   let seed: SolanaSeed | undefined;
   try {
     seed = settings.seed === false ? undefined : seedSolana(node);
-    server = await startLiteSvmServer({ node });
+    server = await startLiteSvmServer({ node, ...(settings.port === undefined ? {} : { port: settings.port }) });
   } catch (error) {
     node.stop();
     throw error;

@@ -61,6 +61,8 @@ export interface LiteSvmNodeOptions {
   readonly version?: string;
   /** Seed of the node's identity key (default `"tollgate-litesvm"`): the same seed gives the same `pubkey`. */
   readonly identitySeed?: string;
+  /** The wall clock, in milliseconds (default `Date.now`): block times and the VM's clock read it (recordings fix it). */
+  readonly now?: () => number;
 }
 
 /** The default reported software version (an agave release whose RPC answers this node reproduces). */
@@ -110,6 +112,7 @@ export class LiteSvmNode {
   readonly #inner: InnerSvm;
   readonly #confirmedLag: bigint;
   readonly #finalizedLag: bigint;
+  readonly #now: () => number;
   #slot: bigint;
   #timer: NodeJS.Timeout | undefined;
 
@@ -120,6 +123,9 @@ export class LiteSvmNode {
     this.inner = this.#inner;
     // Blockhash age is the ledger's to judge (150 blocks, as agave), not LiteSVM's single latest hash.
     this.#inner.setBlockhashCheck(false);
+    // LiteSVM's own airdrop account has a random key: emptied, so that nodes started alike hold the same
+    // accounts (the node's faucet pays airdrops).
+    (this.#inner as unknown as { setLamports(lamports: bigint): void }).setLamports(0n);
     this.events.setMaxListeners(0);
     this.version = options.version ?? LITESVM_NODE_VERSION;
     this.#confirmedLag = BigInt(options.confirmedLag ?? 1);
@@ -132,7 +138,8 @@ export class LiteSvmNode {
     for (const id of FeatureSet.allEnabled().getActiveFeatures().map((f) => Buffer.from(f)).sort(Buffer.compare)) featureHash.update(id);
     this.featureSet = featureHash.digest().readUInt32LE(0);
     this.#slot = BigInt(options.startSlot ?? 0);
-    this.ledger = new Ledger(options.identitySeed ?? 'tollgate-litesvm', this.#slot);
+    this.#now = options.now ?? Date.now;
+    this.ledger = new Ledger(options.identitySeed ?? 'tollgate-litesvm', this.#slot, Math.floor(this.#now() / 1000));
     this.#syncClock();
     const slotMs = options.slotMs ?? 400;
     if (slotMs > 0) {
@@ -147,9 +154,14 @@ export class LiteSvmNode {
     return this.#slot > lag ? this.#slot - lag : 0n;
   }
 
+  /** The node's wall clock, in milliseconds (the `now` option, `Date.now` by default). */
+  now(): number {
+    return this.#now();
+  }
+
   /** Moves the head forward by `slots` (default 1) and the VM's clock with it. */
   advance(slots = 1): void {
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(this.#now() / 1000);
     for (let i = 0; i < slots; i++) {
       this.#slot += 1n;
       this.ledger.produced(this.#slot, now);
@@ -168,7 +180,7 @@ export class LiteSvmNode {
     this.svm.warpToSlot(this.#slot);
     const clock = this.svm.getClock();
     const { epoch } = epochOf(this.svm.getEpochSchedule(), this.#slot);
-    this.svm.setClock(new Clock(this.#slot, clock.epochStartTimestamp, epoch, epoch + 1n, BigInt(Math.floor(Date.now() / 1000))));
+    this.svm.setClock(new Clock(this.#slot, clock.epochStartTimestamp, epoch, epoch + 1n, BigInt(Math.floor(this.#now() / 1000))));
   }
 
   /** The account at `address` as a node reports it, or null when it does not exist (no lamports). */
@@ -199,9 +211,9 @@ export class LiteSvmNode {
     this.events.emit('accounts', [address]);
   }
 
-  /** Accounts owned by `program`, as address and account. */
+  /** Accounts owned by `program`, as address and account, by address (the VM's own order changes from run to run). */
   programAccounts(program: string): Array<{ address: string; account: NodeAccount }> {
-    return this.#inner.getProgramAccounts(bs58.decode(program)).flatMap((entry) => {
+    const found = this.#inner.getProgramAccounts(bs58.decode(program)).flatMap((entry) => {
       const account = entry.account();
       if (account.lamports() === 0n) return [];
       return [{
@@ -209,6 +221,7 @@ export class LiteSvmNode {
         account: { lamports: account.lamports(), data: account.data(), owner: program, executable: account.executable(), rentEpoch: account.rentEpoch() },
       }];
     });
+    return found.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   }
 
   /** Lamports an account of `size` bytes needs to be rent-exempt. */

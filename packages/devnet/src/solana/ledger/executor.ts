@@ -8,7 +8,8 @@ import bs58 from 'bs58';
 import { FailedTransactionMetadata, type TransactionMetadata } from 'litesvm';
 import type { LiteSvmNode } from '../litesvm-node.js';
 import { computeBudget, transactionFee } from './fees.js';
-import { MAX_PROCESSING_AGE, type InnerInstructionRecord, type TransactionRecord } from './ledger.js';
+import { isSplTokenProgram, mintDecimals, tokenAccountMint, uiTokenAmount } from '../parsers/token.js';
+import { MAX_PROCESSING_AGE, type InnerInstructionRecord, type TokenBalance, type TransactionRecord } from './ledger.js';
 import { transactionErrorJson } from './transaction-error.js';
 import { isWritable, type WireTransaction } from './wire-transaction.js';
 
@@ -70,6 +71,22 @@ function balances(node: LiteSvmNode, tx: WireTransaction): bigint[] {
   return tx.accountKeys.map((key) => node.getAccount(key)?.lamports ?? 0n);
 }
 
+/** agave's `UiTransactionTokenBalance`s: the token accounts among the static keys, with their mint's decimals. */
+function tokenBalances(node: LiteSvmNode, tx: WireTransaction): TokenBalance[] {
+  const out: TokenBalance[] = [];
+  tx.accountKeys.forEach((key, accountIndex) => {
+    const account = node.getAccount(key);
+    if (account === null || !isSplTokenProgram(account.owner)) return;
+    const mint = tokenAccountMint(account.data);
+    const mintAccount = mint === undefined ? null : node.getAccount(mint);
+    const decimals = mintAccount === null ? undefined : mintDecimals(mintAccount.data);
+    if (mint === undefined || decimals === undefined) return;
+    const data = Buffer.from(account.data);
+    out.push({ accountIndex, mint, uiTokenAmount: uiTokenAmount(data.readBigUInt64LE(64), decimals), owner: bs58.encode(data.subarray(32, 64)), programId: account.owner });
+  });
+  return out;
+}
+
 /**
  * Executes `tx` in the head block. Returns the record when it landed (failed ones land too, as on a
  * cluster, when their fee could be charged), or the outcome of a transaction the leader drops.
@@ -79,13 +96,15 @@ export function execute(node: LiteSvmNode, tx: WireTransaction): { record: Trans
   if (node.ledger.transaction(signature) !== undefined) return { dropped: emptyOutcome('AlreadyProcessed') };
   if (!blockhashIsRecent(node, tx)) return { dropped: emptyOutcome('BlockhashNotFound') };
   const preBalances = balances(node, tx);
+  const preTokenBalances = tokenBalances(node, tx);
   const raw = tx.version === 'legacy' ? node.inner.sendLegacyTransaction(tx.bytes) : node.inner.sendVersionedTransaction(tx.bytes);
   const result = read(raw);
   if (typeof result.err === 'string' && DROPPED.has(result.err)) return { dropped: result };
   const postBalances = balances(node, tx);
   const fee = result.err === null || postBalances[0] !== preBalances[0] ? transactionFee(tx) : 0n;
   const record: TransactionRecord = {
-    signature, slot: node.slot('processed'), tx, err: result.err, fee, preBalances, postBalances,
+    signature, slot: node.slot('processed'), tx, err: result.err, fee, preBalances, postBalances, preTokenBalances,
+    postTokenBalances: tokenBalances(node, tx),
     logs: result.logs, innerInstructions: result.innerInstructions, computeUnitsConsumed: result.unitsConsumed,
     returnData: result.returnData, computeUnitPrice: computeBudget(tx).price,
   };

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import bs58 from 'bs58';
+import type { UiTokenAmount } from '../parsers/token.js';
 import type { WireTransaction } from './wire-transaction.js';
 
 /** An inner instruction as agave records it. */
@@ -18,6 +19,20 @@ export interface InnerInstructionRecord {
   readonly data: string;
   /** Its invocation depth. */
   readonly stackHeight: number;
+}
+
+/** A token account's balance in a transaction's meta (agave's `UiTransactionTokenBalance`). */
+export interface TokenBalance {
+  /** Index of the account in the account keys. */
+  readonly accountIndex: number;
+  /** Its mint, base-58. */
+  readonly mint: string;
+  /** Its amount, as agave shows token amounts. */
+  readonly uiTokenAmount: UiTokenAmount;
+  /** Its owner, base-58. */
+  readonly owner: string;
+  /** The token program, base-58. */
+  readonly programId: string;
 }
 
 /** A transaction as a block holds it, with its status meta. */
@@ -36,6 +51,10 @@ export interface TransactionRecord {
   readonly preBalances: readonly bigint[];
   /** Balances of the static account keys after. */
   readonly postBalances: readonly bigint[];
+  /** Token balances of the static account keys before. */
+  readonly preTokenBalances: readonly TokenBalance[];
+  /** Token balances of the static account keys after. */
+  readonly postTokenBalances: readonly TokenBalance[];
   /** Program log lines. */
   readonly logs: readonly string[];
   /** Inner instructions, by the index of the outer instruction. */
@@ -68,12 +87,13 @@ export class Ledger {
   /**
    * @param seed - Makes the genesis hash (and so every blockhash) of this chain.
    * @param firstSlot - The genesis block's slot.
+   * @param genesisTime - The genesis block's unix time.
    */
-  constructor(seed: string, firstSlot: bigint) {
+  constructor(seed: string, firstSlot: bigint, genesisTime: number) {
     this.#genesis = createHash('sha256').update(`tollgate-litesvm-genesis:${seed}`).digest();
     this.genesisHash = bs58.encode(this.#genesis);
     this.firstSlot = firstSlot;
-    this.produced(firstSlot, Math.floor(Date.now() / 1000));
+    this.produced(firstSlot, genesisTime);
   }
 
   /** The blockhash of the block at `slot`. */
@@ -144,6 +164,13 @@ export class Ledger {
   /** Transactions processed since genesis. */
   get transactionCount(): bigint {
     return this.#transactionCount;
+  }
+
+  /** Transactions in the blocks up to `slot` (those of later blocks, up to `head`, not counted). */
+  transactionCountAt(slot: bigint, head: bigint): bigint {
+    let count = this.#transactionCount;
+    for (let s = head; s > slot; s--) count -= BigInt(this.transactions(s).length);
+    return count;
   }
 
   /** Every slot holding transactions, in increasing order (for prioritization fees). */

@@ -52,7 +52,8 @@ async function getMultipleAccounts(params: unknown, { node }: MethodContext): Pr
   return withContext(node, slot, values);
 }
 
-type Filter = (account: NodeAccount) => boolean;
+/** A `getProgramAccounts` filter: whether an account passes. */
+export type Filter = (account: NodeAccount) => boolean;
 
 function readFilter(value: unknown): Filter {
   const filter = readConfig(value, 'RpcFilterType');
@@ -82,16 +83,21 @@ function readFilter(value: unknown): Filter {
 /** agave's `MAX_GET_PROGRAM_ACCOUNT_FILTERS`. */
 export const MAX_PROGRAM_ACCOUNT_FILTERS = 4;
 
+/** The `filters` of `getProgramAccounts` and `programSubscribe`, as predicates on an account. */
+export function readProgramFilters(value: unknown): Filter[] {
+  const rawFilters = value ?? [];
+  if (!Array.isArray(rawFilters)) throw serdeError(`invalid type: ${unexpected(rawFilters)}, expected a sequence`);
+  if (rawFilters.length > MAX_PROGRAM_ACCOUNT_FILTERS) throw RpcError.invalidParams(`Too many filters provided; max ${MAX_PROGRAM_ACCOUNT_FILTERS}`);
+  return rawFilters.map(readFilter);
+}
+
 async function getProgramAccounts(params: unknown, { node }: MethodContext): Promise<unknown> {
   const [program, rawConfig] = positional(params, 1, 2);
   const programText = readString(program);
   const config = readConfig(rawConfig, 'RpcProgramAccountsConfig');
   const encoding = readVariant(config?.encoding, ACCOUNT_ENCODINGS) ?? 'binary';
   const slice = readDataSlice(config?.dataSlice);
-  const rawFilters = config?.filters ?? [];
-  if (!Array.isArray(rawFilters)) throw serdeError(`invalid type: ${unexpected(rawFilters)}, expected a sequence`);
-  if (rawFilters.length > MAX_PROGRAM_ACCOUNT_FILTERS) throw RpcError.invalidParams(`Too many filters provided; max ${MAX_PROGRAM_ACCOUNT_FILTERS}`);
-  const filters = rawFilters.map(readFilter);
+  const filters = readProgramFilters(config?.filters);
   const wrap = readBool(config?.withContext) ?? false;
   const programId = verifyPubkey(programText);
   const slot = contextSlot(node, config);
@@ -114,7 +120,8 @@ function getLargestAccounts(params: unknown, { node }: MethodContext): unknown {
   readVariant(config?.filter, ['circulating', 'nonCirculating'] as const);
   const slot = contextSlot(node, config);
   const all = OWNERS.flatMap((owner) => node.programAccounts(owner));
-  all.sort((a, b) => (a.account.lamports === b.account.lamports ? 0 : a.account.lamports > b.account.lamports ? -1 : 1));
+  // Largest first; equal balances by address, so that the answer does not depend on the VM's storage order.
+  all.sort((a, b) => (a.account.lamports === b.account.lamports ? (a.address < b.address ? -1 : 1) : a.account.lamports > b.account.lamports ? -1 : 1));
   // A devnet has no non-circulating supply: both filters rank every account.
   return withContext(node, slot, all.slice(0, 20).map(({ address, account }) => ({ lamports: account.lamports, address })));
 }

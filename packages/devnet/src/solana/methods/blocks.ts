@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { encodeMeta, encodeWithMeta, TRANSACTION_ENCODINGS } from '../ledger/encode-transaction.js';
+import { encodeMeta, encodeWithMeta, TRANSACTION_ENCODINGS, type TransactionEncoding } from '../ledger/encode-transaction.js';
 import { epochOf, firstSlotOfEpoch } from '../ledger/epochs.js';
 import { isSigner, isWritable } from '../ledger/wire-transaction.js';
 import type { LiteSvmNode } from '../litesvm-node.js';
@@ -44,6 +44,27 @@ function getBlock(params: unknown, { node }: MethodContext): unknown {
   const rewards = readBool(config?.rewards) ?? true;
   const maxVersion = readU64(config?.maxSupportedTransactionVersion, 'u8');
   checkBlockSlot(node, slot, node.slot(atLeastConfirmed(config)));
+  return encodeBlock(node, slot, { encoding, details, rewards, maxVersion });
+}
+
+/** How a block is shown: `getBlock`'s and `blockSubscribe`'s options. */
+export interface BlockView {
+  /** Transaction encoding. */
+  readonly encoding: TransactionEncoding;
+  /** `full`, `signatures`, `accounts` or `none`. */
+  readonly details: 'full' | 'signatures' | 'none' | 'accounts';
+  /** Whether to list rewards. */
+  readonly rewards: boolean;
+  /** `maxSupportedTransactionVersion`. */
+  readonly maxVersion: number | undefined;
+}
+
+/**
+ * agave's `UiConfirmedBlock` of the block at `slot`.
+ *
+ * @throws RpcError `-32015` for a v0 transaction without `maxVersion`.
+ */
+export function encodeBlock(node: LiteSvmNode, slot: bigint, { encoding, details, rewards, maxVersion }: BlockView): Record<string, unknown> {
   const records = node.ledger.transactions(slot);
   const genesis = slot === node.ledger.firstSlot;
   let transactions: unknown;
@@ -56,7 +77,7 @@ function getBlock(params: unknown, { node }: MethodContext): unknown {
           signatures: r.tx.signatures,
           accountKeys: r.tx.accountKeys.map((pubkey, i) => ({ pubkey, writable: isWritable(r.tx, i), signer: isSigner(r.tx, i), source: 'transaction' })),
         },
-        meta: { err: full.err, status: full.status, fee: full.fee, preBalances: full.preBalances, postBalances: full.postBalances, preTokenBalances: [], postTokenBalances: [] },
+        meta: { err: full.err, status: full.status, fee: full.fee, preBalances: full.preBalances, postBalances: full.postBalances, preTokenBalances: full.preTokenBalances, postTokenBalances: full.postTokenBalances },
         version: maxVersion === undefined ? undefined : r.tx.version,
       };
     });

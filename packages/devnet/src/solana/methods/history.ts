@@ -100,10 +100,7 @@ function getSignatureStatuses(params: unknown, { node }: MethodContext): unknown
 function getTransactionCount(params: unknown, { node }: MethodContext): unknown {
   const [rawConfig] = positional(params, 0, 1);
   const slot = contextSlot(node, readConfig(rawConfig, 'RpcContextConfig'));
-  let count = node.ledger.transactionCount;
-  // Transactions in blocks above the commitment's slot are not counted at that commitment.
-  for (let s = node.slot('processed'); s > slot; s--) count -= BigInt(node.ledger.transactions(s).length);
-  return count;
+  return node.ledger.transactionCountAt(slot, node.slot('processed'));
 }
 
 /** The history methods by name. */

@@ -89,7 +89,7 @@ function getTokenLargestAccounts(params: unknown, { node }: MethodContext): unkn
   if (decimals === undefined) throw RpcError.invalidParams('Invalid param: not a Token mint');
   const holders = tokenAccounts(node, [TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID], (data) => key(data, 0) === mint)
     .map(({ address: holder, account }) => ({ holder, amount: amountOf(account.data) }))
-    .sort((a, b) => (a.amount === b.amount ? 0 : a.amount > b.amount ? -1 : 1))
+    .sort((a, b) => (a.amount === b.amount ? (a.holder < b.holder ? -1 : 1) : a.amount > b.amount ? -1 : 1))
     .slice(0, 20);
   return withContext(node, slot, holders.map(({ holder, amount }) => ({ address: holder, ...uiTokenAmount(amount, decimals) })));
 }

@@ -70,8 +70,7 @@ function getEpochInfo(params: unknown, { node }: MethodContext): unknown {
   const slot = contextSlot(node, config);
   const schedule = node.svm.getEpochSchedule();
   const { epoch, slotIndex } = epochOf(schedule, slot);
-  let transactionCount = node.ledger.transactionCount;
-  for (let s = node.slot('processed'); s > slot; s--) transactionCount -= BigInt(node.ledger.transactions(s).length);
+  const transactionCount = node.ledger.transactionCountAt(slot, node.slot('processed'));
   return { absoluteSlot: slot, blockHeight: node.ledger.blockHeight(slot), epoch, slotIndex, slotsInEpoch: slotsInEpoch(schedule, epoch), transactionCount };
 }
 

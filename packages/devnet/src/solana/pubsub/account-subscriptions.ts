@@ -4,12 +4,10 @@
  *
  * @module
  */
-import bs58 from 'bs58';
 import { encodeAccount } from '../account-encoding.js';
-import { ACCOUNT_ENCODINGS } from '../methods/accounts.js';
+import { ACCOUNT_ENCODINGS, readProgramFilters } from '../methods/accounts.js';
 import { commitmentOf, readDataSlice, verifyPubkey } from '../methods/common.js';
-import { RpcError } from '../rpc-error.js';
-import { positional, readConfig, readString, readVariant, readU64, serdeError, unexpected } from '../serde-params.js';
+import { positional, readConfig, readString, readVariant } from '../serde-params.js';
 import { CommitmentGate, type Subscription, type SubscriptionContext, type SubscriptionKind } from './subscription.js';
 
 /** Sends in order even where an encoding is asynchronous (zstd). */
@@ -53,34 +51,6 @@ export const accountSubscribe: SubscriptionKind = {
   },
 };
 
-type Filter = (data: Uint8Array) => boolean;
-
-function readFilters(value: unknown): Filter[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw serdeError(`invalid type: ${unexpected(value)}, expected a sequence`);
-  return value.map((raw): Filter => {
-    const filter = readConfig(raw, 'RpcFilterType');
-    if (filter !== undefined && 'dataSize' in filter) {
-      const size = readU64(filter.dataSize);
-      return (data) => data.length === size;
-    }
-    if (filter !== undefined && 'memcmp' in filter) {
-      const memcmp = readConfig(filter.memcmp, 'Memcmp')!;
-      const offset = readU64(memcmp.offset, 'usize') ?? 0;
-      const encoding = readVariant(memcmp.encoding, ['base58', 'base64'] as const) ?? 'base58';
-      const text = readString(memcmp.bytes);
-      let bytes: Buffer;
-      try {
-        bytes = encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(bs58.decode(text));
-      } catch {
-        throw RpcError.invalidParams('Invalid param: Base58 encoding error');
-      }
-      return (data) => data.length >= offset + bytes.length && Buffer.from(data.subarray(offset, offset + bytes.length)).equals(bytes);
-    }
-    throw serdeError('data did not match any variant of untagged enum RpcFilterType');
-  });
-}
-
 /** `programSubscribe`. */
 export const programSubscribe: SubscriptionKind = {
   notification: 'programNotification',
@@ -89,13 +59,13 @@ export const programSubscribe: SubscriptionKind = {
     const [address, raw] = positional(params, 1, 2);
     const program = verifyPubkey(readString(address));
     const { config, encoding, slice, commitment } = readConfigAndEncoding(raw, 'RpcProgramAccountsConfig');
-    const filters = readFilters(config?.filters);
+    const filters = readProgramFilters(config?.filters);
     const send = serial();
     const gate = new CommitmentGate<readonly string[]>(node, commitment, (addresses, slot) => {
       send(async () => {
         for (const pubkey of addresses) {
           const account = node.getAccount(pubkey);
-          if (account === null || account.owner !== program || !filters.every((f) => f(account.data))) continue;
+          if (account === null || account.owner !== program || !filters.every((f) => f(account))) continue;
           notify({ context: { slot }, value: { pubkey, account: await encodeAccount(node, pubkey, account, encoding, slice) } });
         }
       });

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { encodeWithMeta, TRANSACTION_ENCODINGS } from '../ledger/encode-transaction.js';
+import { TRANSACTION_ENCODINGS } from '../ledger/encode-transaction.js';
+import { encodeBlock } from '../methods/blocks.js';
 import type { TransactionRecord } from '../ledger/ledger.js';
 import { commitmentOf, readBool, verifyPubkey, verifySignature } from '../methods/common.js';
 import { RpcError } from '../rpc-error.js';
@@ -96,16 +97,7 @@ export const blockSubscribe: SubscriptionKind = {
       let block: unknown;
       let err: unknown = null;
       try {
-        block = {
-          previousBlockhash: node.ledger.blockhash(slot - 1n),
-          blockhash: node.ledger.blockhash(slot),
-          parentSlot: slot - 1n,
-          transactions: details === 'full' ? records.map((r) => encodeWithMeta(r, encoding, maxVersion)) : undefined,
-          signatures: details === 'signatures' ? records.map((r) => r.signature) : undefined,
-          rewards: rewards ? [] : undefined,
-          blockTime: node.ledger.blockTime(slot) ?? null,
-          blockHeight: node.ledger.blockHeight(slot),
-        };
+        block = encodeBlock(node, slot, { encoding, details, rewards, maxVersion });
       } catch (error) {
         // agave reports a block it cannot encode for this client (a v0 transaction without maxSupportedTransactionVersion) as an error value.
         block = null;

@@ -49,8 +49,15 @@ export function startPubsub(node: LiteSvmNode): PubsubService {
   let nextId = 0;
 
   // One listener per node event, fanned out to every subscription.
+  // A subscription that throws is dropped, never the node's slot timer or a send with it.
   const dispatch = <K extends keyof Subscription>(hook: K, ...args: Parameters<NonNullable<Subscription[K]>>): void => {
-    for (const { sub } of [...live.values()]) (sub[hook] as ((...a: typeof args) => void) | undefined)?.(...args);
+    for (const [id, { sub }] of [...live.entries()]) {
+      try {
+        (sub[hook] as ((...a: typeof args) => void) | undefined)?.(...args);
+      } catch {
+        live.delete(id);
+      }
+    }
   };
   const onSlot = (slot: bigint): void => dispatch('onSlot', slot);
   const onTransaction = (record: TransactionRecord): void => dispatch('onTransaction', record);

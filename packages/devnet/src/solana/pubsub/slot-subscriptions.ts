@@ -48,7 +48,7 @@ export const slotsUpdatesSubscribe: SubscriptionKind = {
     let root = node.slot('finalized');
     return {
       onSlot(slot) {
-        const timestamp = Date.now();
+        const timestamp = node.now();
         // The previous slot's bank is done: it completes and freezes as the new one is created.
         for (let done = frozenUpTo; done < slot; done++) {
           if (done < node.ledger.firstSlot) continue;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { keyOf } from '../context/context-access.js';
-import { isPromise, step, type StageDefinition } from '../pipeline/stage.js';
+import { isPromise, step, type StageDefinition } from './stage.js';
 import type { RequestContext } from '../types.js';
-import type { DedupMarks } from './dedup-marks.js';
+import type { DedupMarks } from '../metering/dedup-marks.js';
 
 /** What {@link chargeOnceStage} needs. */
 export interface ChargeOnceOptions {
