@@ -19,9 +19,9 @@ export const UPSTREAM_CONNECTIONS = 64;
 
 /**
  * The gateway config for an upstream at `upstreamUrl`; with `solanaUrl`, a second network,
- * {@link BENCH_SOLANA_NETWORK}, in front of that Solana node.
+ * {@link BENCH_SOLANA_NETWORK}, in front of that Solana node (and its WebSocket, `solanaWsUrl`, for subscriptions).
  */
-export function benchGatewayConfig(upstreamUrl: string, upstreamWsUrl?: string, solanaUrl?: string): GatewayConfigInput {
+export function benchGatewayConfig(upstreamUrl: string, upstreamWsUrl?: string, solanaUrl?: string, solanaWsUrl?: string): GatewayConfigInput {
   return {
     server: { host: '127.0.0.1', port: 0 },
     log: { level: 'silent' },
@@ -29,7 +29,7 @@ export function benchGatewayConfig(upstreamUrl: string, upstreamWsUrl?: string, 
     keys: [{ key: BENCH_KEY, plan: 'bench' }],
     networks: [
       { name: BENCH_NETWORK, families: ['evm'], upstreams: [{ url: upstreamUrl, ...(upstreamWsUrl === undefined ? {} : { wsUrl: upstreamWsUrl }) }] },
-      ...(solanaUrl === undefined ? [] : [{ name: BENCH_SOLANA_NETWORK, families: ['solana'], upstreams: [{ url: solanaUrl }] }]),
+      ...(solanaUrl === undefined ? [] : [{ name: BENCH_SOLANA_NETWORK, families: ['solana'], upstreams: [{ url: solanaUrl, ...(solanaWsUrl === undefined ? {} : { wsUrl: solanaWsUrl }) }] }]),
     ],
     upstreamDefaults: { connections: UPSTREAM_CONNECTIONS },
   };

@@ -14,7 +14,7 @@ export { pinEmbeddedUpstreams, type PinnedUpstreams } from './gateway/pin-embedd
 export { Tokens, type TollgatePlugin, type EmbeddedUpstreamProvider, type EmbeddedUpstreamInstance } from './plugin/plugin.js';
 export { keyOf, planOf, methodOf, replyOf, servedByOf } from './context/context-access.js';
 export { ContextKey, ContextState, type RequestContext, type Call, type Credentials, type RequestMeta, type UpstreamReply, type Compensation, type MethodDefinition, type NetworkFamily, type HealthProbe, type JsonSchema, type LimitsInput, type MaybePromise, type NodeErrorInput, type NodeErrorSettlement, type BatchCodec, type CallBatch, type CallProtocol, type Network, type NetworkMethod, type NetworkRuntime } from './types.js';
-export type { SubscriptionSupport, StreamRequest, StreamContinuity, StreamAsk } from './network/subscription.js';
+export type { SubscriptionSupport, SubscriptionMethod, SubscriptionIdFormat, StreamRequest, StreamContinuity, StreamAsk } from './network/subscription.js';
 export type { NetworkDirectory, AddressedNetwork } from './network/network-directory.js';
 export { GatewayError, toGatewayError } from './errors/gateway-error.js';
 export { Errors, type ErrorEntry } from './errors/catalog.js';

@@ -124,7 +124,7 @@ t.test('npm start serves all ten methods on the embedded chain and stops cleanly
   // The README's Solana examples.
   const solana = /(http:\/\/127\.0\.0\.1:\d+\/solana-devnet\/v3\/)<API_KEY>/.exec(banner)?.[1];
   t.ok(solana, 'the banner shows the Solana network');
-  t.notMatch(banner, /ws:\/\/\S+\/solana-devnet\//, 'and no WebSocket URL for it: its methods are offered over HTTP only');
+  t.match(banner, /ws:\/\/127\.0\.0\.1:\d+\/solana-devnet\/ws\/v3\/<API_KEY>/, 'and its WebSocket URL, where its subscriptions are served');
   t.match(banner, /ws:\/\/127\.0\.0\.1:\d+\/eth-devnet\/ws\/v3\/<API_KEY>/, 'EVM networks show their WebSocket URL');
   const program = await call(`${solana}${key}`, 'getAccountInfo', ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', { encoding: 'base64' }]) as { value: { executable: boolean; data: [string, string] } };
   t.equal(program.value.executable, true);

@@ -10,6 +10,7 @@ import { minContextSlot, slotHead, SOLANA_ANSWER_HEADS } from './answer-heads.js
 import { defaultCommitment } from './commitment.js';
 import { airdropGate, blocksRangeCheck, programAccountsCap } from './limits.js';
 import { SOLANA_METHODS } from './methods.js';
+import { SOLANA_SUBSCRIPTION_DEFINITIONS, solanaSubscriptions } from './subscriptions/index.js';
 import { pubkeyParamCheck } from './pubkey.js';
 import { resentTransaction } from './resent-transaction.js';
 
@@ -91,7 +92,9 @@ export function createSolanaFamily(options: SolanaFamilyOptions = {}): NetworkFa
   const offeredOn: Partial<MethodDefinition> = transports === 'all' ? {} : { transports: [...transports] };
   return {
     name: SOLANA_FAMILY_NAME,
-    methods: SOLANA_METHODS.map((method) => ({ ...method, ...offeredOn, ...hooksOf(method, options) })),
+    // The subscriptions keep their own transports: they need a connection whatever the calls are offered on.
+    methods: [...SOLANA_METHODS.map((method) => ({ ...method, ...offeredOn, ...hooksOf(method, options) })), ...SOLANA_SUBSCRIPTION_DEFINITIONS],
+    subscriptions: solanaSubscriptions(),
     probe: { method: 'getSlot', params: [{ commitment: 'processed' }], head: slotHead },
   };
 }

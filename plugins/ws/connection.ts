@@ -98,8 +98,10 @@ export class WsConnection {
       void this.#close(code, reason, subscriptions.settings.closeTimeoutMs);
     }, { hold: () => this.#cork(), flush: this.#uncork });
     connection.set(SUBSCRIPTION_SESSION, this.#subscriptions);
-    // ...and travels to upstreams by the transport's channel (its upstream WebSockets) where it can.
-    this.#meta = { ...meta, connection, channel };
+    // ...and travels to upstreams by the transport's channel (its upstream WebSockets) where it can: not
+    // to nodes whose WebSocket serves subscriptions only (their family says so).
+    const socketCalls = network.families.every((family) => family.subscriptions?.socketCalls !== false);
+    this.#meta = { ...meta, connection, channel: socketCalls ? channel : undefined };
     socket.on('message', (data) => this.#onMessage(data));
     socket.on('pong', () => { this.#alive = true; });
     socket.on('close', () => this.#onClose());

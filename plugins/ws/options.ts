@@ -65,6 +65,8 @@ export const WsCloseCodes = Object.freeze({
   UNAUTHORIZED: 4401,
   /** The client read its subscriptions' notifications too slowly: more than `subscriptions.maxQueuedBytes` waited. */
   SLOW_CONSUMER: 4408,
+  /** `subscriptions.maxRefusedInRow` subscribes in a row were refused (a client resubscribing in a loop). */
+  REFUSED_IN_ROW: 4429,
 });
 
 /** Options with defaults applied. */

@@ -63,3 +63,30 @@ export function refusedWs(url: string): Promise<{ status: number; body: string }
     socket.once('error', () => {});
   });
 }
+
+/** A JSON-RPC answer read off a connection. */
+export interface WsAnswer {
+  readonly id: number;
+  readonly result?: unknown;
+  readonly error?: { readonly code: number; readonly message: string };
+}
+
+let nextCallId = 1_000_000;
+
+/** Sends one call on `client` and resolves with its answer (found by id among everything received). */
+export async function wsCall(client: RawWsClient, method: string, params: unknown[]): Promise<WsAnswer> {
+  const id = nextCallId++;
+  client.send({ jsonrpc: '2.0', id, method, params });
+  for (;;) {
+    const found = (client.messages as WsAnswer[]).find((m) => m.id === id);
+    if (found !== undefined) return found;
+    await client.waitFor(client.messages.length + 1);
+  }
+}
+
+/** The `result`s of the notifications of subscription `id` received on `client`, in order. */
+export function notificationsOf(client: RawWsClient, id: unknown): unknown[] {
+  return (client.messages as Array<{ method?: string; params?: { subscription?: unknown; result?: unknown } }>)
+    .filter((m) => m.method !== undefined && m.params?.subscription === id)
+    .map((m) => m.params!.result);
+}

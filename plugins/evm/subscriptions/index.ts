@@ -33,10 +33,10 @@ export interface EvmStreamLimits {
 /** The subscription support of the evm family. */
 export function evmSubscriptions(limits: EvmStreamLimits = {}): SubscriptionSupport {
   return {
-    subscribe: 'eth_subscribe',
-    unsubscribe: 'eth_unsubscribe',
-    notification: 'eth_subscription',
-    request: evmStreamRequest,
+    methods: [{ subscribe: 'eth_subscribe', unsubscribe: 'eth_unsubscribe', notification: 'eth_subscription' }],
+    ids: 'hex',
+    unknownId: 'false',
+    request: (params) => evmStreamRequest(params),
     eventCredits: EVM_EVENT_CREDITS,
     continuity(request) {
       if (request.kind === 'newHeads') return new HeadContinuity(limits.maxHeadGap ?? 256);

@@ -19,6 +19,11 @@ export interface SubscriptionOptions {
   readonly maxQueuedBytes?: number;
   /** How long a connection closed for being slow (or over quota) has to read the close frame before it is cut. Default 5 s. */
   readonly closeTimeoutMs?: number;
+  /**
+   * Subscribes refused in a row (caps, no node able to serve) after which the connection is closed with
+   * 4429, so that a client resubscribing at once after each refusal waits for its reconnection. Default 100.
+   */
+  readonly maxRefusedInRow?: number;
   /** Credits replacing the family's defaults, for every plan. */
   readonly credits?: SubscriptionCredits;
   /** Credits replacing those, per plan name. */
@@ -41,6 +46,8 @@ export interface SubscriptionSettings {
   readonly maxQueuedBytes: number;
   /** See {@link SubscriptionOptions.closeTimeoutMs}. */
   readonly closeTimeoutMs: number;
+  /** See {@link SubscriptionOptions.maxRefusedInRow}. */
+  readonly maxRefusedInRow: number;
   /** See {@link SubscriptionOptions.credits}. */
   readonly credits: SubscriptionCredits;
   /** See {@link SubscriptionOptions.plans}. */
@@ -60,6 +67,7 @@ export function resolveSubscriptionSettings(options: SubscriptionOptions = {}): 
     maxPerKey: options.maxPerKey ?? 1_000,
     maxQueuedBytes: options.maxQueuedBytes ?? 1024 * 1024,
     closeTimeoutMs: options.closeTimeoutMs ?? 5_000,
+    maxRefusedInRow: options.maxRefusedInRow ?? 100,
     credits: options.credits ?? {},
     plans: options.plans ?? {},
     upstreamPingMs: options.upstreamPingMs ?? 5_000,

@@ -1,18 +1,24 @@
 import type { Logger } from 'pino';
-import { isPromise, type MaybePromise, type StreamAsk, type StreamContinuity, type StreamRequest, type SubscriptionSupport } from '../../../core/plugin-api.js';
+import { isPromise, type MaybePromise, type StreamAsk, type StreamContinuity, type StreamRequest, type SubscriptionMethod, type SubscriptionSupport } from '../../../core/plugin-api.js';
 import { type Upstream } from '../../../core/upstream-api.js';
 import type { UpstreamSocket } from '../upstream/upstream-socket.js';
+import { httpAsk } from './http-ask.js';
 
 /** A client subscription fed by a hub. */
 export interface HubMember {
-  /** Delivers one event, its `result` already serialized (the same bytes for every member: not to be changed). */
-  deliver(result: Buffer): void;
+  /**
+   * Delivers one event, its `result` already serialized (the same bytes for every member: not to be
+   * changed); `last` when the stream ends with it (the member is dropped from the hub already).
+   */
+  deliver(result: Buffer, last: boolean): void;
 }
 
 /** What a hub needs from its registry. */
 export interface HubDeps {
   /** The family's subscription support. */
   readonly support: SubscriptionSupport;
+  /** The subscribe method of the stream. */
+  readonly method: SubscriptionMethod;
   /** The stream. */
   readonly request: StreamRequest;
   /** The upstreams that may serve the stream now, in order (the route stage's answer for its first call). */
@@ -27,6 +33,8 @@ export interface HubDeps {
   readonly logger: Logger;
   /** How often the serving node's health is checked, ms. */
   readonly healthCheckMs: number;
+  /** Timeout of a history read over HTTP, ms (those over the socket have the socket's). */
+  readonly askTimeoutMs: number;
   /** Called once the hub has no member left and has closed its upstream subscription. */
   readonly closed: () => void;
 }
@@ -34,7 +42,8 @@ export interface HubDeps {
 interface Serving {
   readonly upstream: Upstream;
   readonly socket: UpstreamSocket;
-  readonly id: string;
+  readonly ask: StreamAsk;
+  readonly id: string | number;
   readonly detach: () => void;
 }
 
@@ -61,7 +70,7 @@ export class StreamHub {
   constructor(key: string, deps: HubDeps) {
     this.key = key;
     this.#deps = deps;
-    this.#continuity = deps.support.continuity(deps.request);
+    this.#continuity = deps.support.continuity(deps.request, deps.method);
   }
 
   /** Members. */
@@ -94,27 +103,33 @@ export class StreamHub {
     this.close();
   }
 
-  /** Closes the upstream subscription (members are dropped). */
-  close(): void {
+  /** Closes the upstream subscription (members are dropped); `ended` when the node ended it itself. */
+  close(ended = false): void {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#timer);
     this.#members.clear();
-    this.#release();
+    this.#release(ended);
     this.#deps.closed();
   }
 
-  #release(): void {
+  #release(ended = false): void {
     const serving = this.#serving;
     this.#serving = undefined;
     if (serving === undefined) return;
     serving.detach();
-    serving.socket.unsubscribe(this.#deps.support.unsubscribe, serving.id);
+    if (ended) serving.socket.forget(serving.id);
+    else serving.socket.unsubscribe(this.#deps.method.unsubscribe, serving.id);
   }
 
   #ask(): StreamAsk | undefined {
-    const socket = this.#serving?.socket;
-    return socket === undefined ? undefined : (method, params) => socket.call(method, params);
+    return this.#serving?.ask;
+  }
+
+  /** How history is read from `upstream`: on its socket, or over HTTP where the family's nodes take no calls on their WebSocket. */
+  #askOf(upstream: Upstream, socket: UpstreamSocket): StreamAsk {
+    if (this.#deps.support.socketCalls === false) return httpAsk(upstream, this.#deps.askTimeoutMs);
+    return (method, params) => socket.call(method, params);
   }
 
   /** Subscribes on the first candidate (other than `avoid`, tried last) that answers. */
@@ -128,15 +143,15 @@ export class StreamHub {
       try {
         socket = this.#deps.socketFor(upstream);
         let live = true;
-        const ask: StreamAsk = (method, params) => socket.call(method, params);
+        const ask = this.#askOf(upstream, socket);
         // Events can come in the same read as the subscription's answer: the handler works before `serving` is set.
-        const id = await socket.subscribe(this.#deps.support.subscribe, this.#deps.request.params, (result) => { if (live) this.#run(() => this.#continuity.next(result, ask)); });
+        const id = await socket.subscribe(this.#deps.method.subscribe, this.#deps.request.params, (result) => { if (live) this.#run(() => this.#continuity.next(result, ask)); });
         if (this.#closed) {
-          socket.unsubscribe(this.#deps.support.unsubscribe, id);
+          socket.unsubscribe(this.#deps.method.unsubscribe, id);
           return;
         }
         const stopListening = socket.onClose(() => { if (live) this.#move('its node\'s WebSocket closed'); });
-        this.#serving = { upstream, socket, id, detach: () => { live = false; stopListening(); } };
+        this.#serving = { upstream, socket, ask, id, detach: () => { live = false; stopListening(); } };
         return;
       } catch (error) {
         lastError = error;
@@ -180,7 +195,13 @@ export class StreamHub {
     for (const event of events) {
       const result = Buffer.from(JSON.stringify(event));
       this.delivered++;
-      for (const member of this.#members) member.deliver(result);
+      if (this.#continuity.ends?.(event) === true) {
+        const members = [...this.#members];
+        this.close(true);
+        for (const member of members) member.deliver(result, true);
+        return;
+      }
+      for (const member of this.#members) member.deliver(result, false);
     }
   }
 

@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { Errors, GatewayError, type RequestContext, type StreamRequest, type SubscriptionSupport } from '../../../core/plugin-api.js';
+import { Errors, GatewayError, type RequestContext, type StreamRequest, type SubscriptionIdFormat, type SubscriptionMethod, type SubscriptionSupport } from '../../../core/plugin-api.js';
 import { type Upstream, type UpstreamSelector } from '../../../core/upstream-api.js';
 import { StreamHub } from './stream-hub.js';
 import type { UpstreamSocketPool } from '../upstream/socket-pool.js';
@@ -18,6 +19,8 @@ export class SubscriptionService {
   readonly #perKey = new Map<string, number>();
   #selector: UpstreamSelector | undefined;
   #logger: Logger | undefined;
+  /** The last integer id given (ids are unique on the gateway, as a node's are). */
+  #lastId = 0;
 
   constructor(settings: SubscriptionSettings, pool: UpstreamSocketPool) {
     this.settings = settings;
@@ -61,6 +64,11 @@ export class SubscriptionService {
     this.#perKey.set(keyId, held + 1);
   }
 
+  /** A new client subscription id in `format`: 128 random bits in hex, or the next integer. */
+  newId(format: SubscriptionIdFormat): string | number {
+    return format === 'integer' ? ++this.#lastId : `0x${randomBytes(16).toString('hex')}`;
+  }
+
   /** Gives back a subscription of `keyId`. */
   release(keyId: string): void {
     const held = (this.#perKey.get(keyId) ?? 1) - 1;
@@ -72,20 +80,21 @@ export class SubscriptionService {
    * The hub of a stream, opened on first use: resolves once the upstream subscription is open, rejects
    * when no upstream can take it. `ctx` is the subscribing call (routing follows its method and plan).
    */
-  async join(ctx: RequestContext, support: SubscriptionSupport, request: StreamRequest, eligible: boolean): Promise<StreamHub> {
+  async join(ctx: RequestContext, support: SubscriptionSupport, method: SubscriptionMethod, request: StreamRequest, eligible: boolean): Promise<StreamHub> {
     // No upstream with a wsUrl: no subscription can ever open, so say so rather than "retry later" (-33503).
     if (!ctx.network.upstreams.some((u) => u.settings.wsUrl !== undefined)) {
       throw new GatewayError(Errors.SUBSCRIPTIONS_NOT_SUPPORTED, {
-        message: `network "${ctx.network.name}" has no upstream with a WebSocket URL (wsUrl), which subscriptions need: poll eth_blockNumber or eth_getLogs instead`,
+        message: `network "${ctx.network.name}" has no upstream with a WebSocket URL (wsUrl), which subscriptions need: poll with plain calls instead`,
       });
     }
-    const key = `${ctx.network.name}|${eligible ? 'any' : 'primary'}|${request.key}`;
+    const key = `${ctx.network.name}|${eligible ? 'any' : 'primary'}|${method.subscribe}|${request.key}`;
     let entry = this.#hubs.get(key);
     if (entry === undefined) {
       const selector = this.#selector!;
       const route = ctx;
       const hub: StreamHub = new StreamHub(key, {
         support,
+        method,
         request,
         candidates: () => selector.select(route),
         primaries: () => route.network.upstreams.filter((u) => u.settings.role === 'primary'),
@@ -93,6 +102,7 @@ export class SubscriptionService {
         socketFor: (upstream) => this.#pool.forSubscription(upstream),
         logger: this.#logger!,
         healthCheckMs: this.settings.healthCheckMs,
+        askTimeoutMs: this.settings.upstreamTimeoutMs,
         closed: () => {
           if (this.#hubs.get(key)?.hub === hub) this.#hubs.delete(key);
         },

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { ClientSocket } from '../client-socket.js';
-import { ContextKey, Errors, GatewayError, isPromise, type RequestContext, type StreamRequest, type SubscriptionSupport, keyOf, planOf } from '../../../core/plugin-api.js';
+import { ContextKey, Errors, GatewayError, isPromise, type RequestContext, type StreamRequest, type SubscriptionMethod, type SubscriptionSupport, keyOf, planOf } from '../../../core/plugin-api.js';
 import { type ApiKeyRecord, type Plan } from '../../../core/store-api.js';
 import { type EventCharge, type GatewayRuntime, type MeteredEvent } from '../../../core/transport-api.js';
 import type { HubMember, StreamHub } from './stream-hub.js';
@@ -36,17 +35,24 @@ export const SubscriptionCloseCodes = Object.freeze({
   SLOW_CONSUMER: 4408,
   /** The key's daily balance cannot pay for the next event (mirrors HTTP 402). */
   CREDITS_EXHAUSTED: 4402,
+  /**
+   * `maxRefusedInRow` subscribes in a row were refused: a client that resubscribes at once after each
+   * refusal (`@solana/web3.js` 1.x does) then waits for its reconnection delay instead (mirrors HTTP 429).
+   */
+  REFUSED_IN_ROW: 4429,
 });
 
 /** One client subscription: a member of a hub, charged per event it is sent. */
 export class ClientSubscription implements HubMember {
-  /** The id the client knows it by (`0x` and 32 hex digits, as geth makes them). */
+  /** The id the connection keeps it by: the wire id's text (`0x` and 32 hex digits as geth makes them, or a number's digits). */
   readonly id: string;
+  /** The id as the client gets it: a string (`hex`) or a number (`integer`), per the family's {@link SubscriptionSupport.ids}. */
+  readonly wireId: string | number;
   /** The shared stream feeding it. */
   readonly hub: StreamHub;
-  /** The kind of events (`newHeads`, `logs`...). */
+  /** The kind of events (`newHeads`, `logs`, `slotNotification`...). */
   readonly kind: string;
-  /** What usage records its events under (`eth_subscription:newHeads`). */
+  /** What usage records its events under (`eth_subscription:newHeads`, `slotNotification`). */
   readonly usageMethod: string;
   readonly #session: SubscriptionSession;
   /** The notification's bytes before the event's `result`: all that differs between the subscribers of one event. */
@@ -56,14 +62,15 @@ export class ClientSubscription implements HubMember {
   #creditsPlan = '';
   #credits = 0;
 
-  constructor(session: SubscriptionSession, hub: StreamHub, support: SubscriptionSupport, kind: string) {
-    this.id = `0x${randomBytes(16).toString('hex')}`;
+  constructor(session: SubscriptionSession, hub: StreamHub, support: SubscriptionSupport, method: SubscriptionMethod, kind: string, wireId: string | number) {
+    this.wireId = wireId;
+    this.id = String(wireId);
     this.hub = hub;
     this.kind = kind;
     this.#session = session;
     this.#defaultCredits = support.eventCredits[kind] ?? 0;
-    this.usageMethod = `${support.notification}:${kind}`;
-    this.#prefix = Buffer.from(`{"jsonrpc":"2.0","method":"${support.notification}","params":{"subscription":"${this.id}","result":`);
+    this.usageMethod = kind === method.notification ? kind : `${method.notification}:${kind}`;
+    this.#prefix = Buffer.from(`{"jsonrpc":"2.0","method":"${method.notification}","params":{"subscription":${JSON.stringify(wireId)},"result":`);
   }
 
   /** Credits per event under `plan` (the key's plan may change while the subscription is open). */
@@ -76,15 +83,17 @@ export class ClientSubscription implements HubMember {
   }
 
   /** Sends one event to the client: its own prefix spliced before the event's bytes, shared by every member. */
-  deliver(result: Buffer): void {
+  deliver(result: Buffer, last: boolean): void {
     const prefix = this.#prefix;
-    this.#session.send(this, Buffer.concat([prefix, result, NOTIFICATION_END], prefix.length + result.length + NOTIFICATION_END.length));
+    this.#session.send(this, Buffer.concat([prefix, result, NOTIFICATION_END], prefix.length + result.length + NOTIFICATION_END.length), last);
   }
 }
 
 interface Waiting {
   readonly subscription: ClientSubscription;
   readonly frame: Buffer;
+  /** The stream's last event: the subscription ends once it is written. */
+  readonly last: boolean;
 }
 
 /**
@@ -112,6 +121,8 @@ export class SubscriptionSession {
   readonly #subscriptions = new Map<string, ClientSubscription>();
   /** Subscribes between their cap check and their answer. */
   #opening = 0;
+  /** Subscribes refused since the last one accepted. */
+  #refusedInRow = 0;
   #queue: Waiting[] = [];
   #queuedBytes = 0;
   #charging = false;
@@ -140,8 +151,20 @@ export class SubscriptionSession {
     return this.#subscriptions.size;
   }
 
-  /** Opens a subscription for the call `ctx` (authenticated, validated, charged); resolves with its id. */
-  async subscribe(ctx: RequestContext, support: SubscriptionSupport, request: StreamRequest, eligible: boolean): Promise<string> {
+  /** Opens a subscription for the call `ctx` (authenticated, validated, charged) of `method`; resolves with its id as the client gets it. */
+  async subscribe(ctx: RequestContext, support: SubscriptionSupport, method: SubscriptionMethod, request: StreamRequest, eligible: boolean): Promise<string | number> {
+    try {
+      const id = await this.#open(ctx, support, method, request, eligible);
+      this.#refusedInRow = 0;
+      return id;
+    } catch (error) {
+      const max = this.#service.settings.maxRefusedInRow;
+      if (++this.#refusedInRow >= max) this.#end(SubscriptionCloseCodes.REFUSED_IN_ROW, `${max} subscriptions refused in a row: reconnect later`);
+      throw error;
+    }
+  }
+
+  async #open(ctx: RequestContext, support: SubscriptionSupport, method: SubscriptionMethod, request: StreamRequest, eligible: boolean): Promise<string | number> {
     if (this.#closed) throw new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message: 'the connection is closing' });
     const settings = this.#service.settings;
     // Subscribes still opening count: concurrent ones must not all pass the check before any is added.
@@ -155,7 +178,7 @@ export class SubscriptionSession {
     this.#opening++;
     let hub: StreamHub;
     try {
-      hub = await this.#service.join(ctx, support, request, eligible);
+      hub = await this.#service.join(ctx, support, method, request, eligible);
     } catch (error) {
       this.#service.release(key.id);
       throw error;
@@ -170,10 +193,10 @@ export class SubscriptionSession {
     this.#key = key;
     this.#plan = plan;
     this.#network = ctx.network.name;
-    const subscription = new ClientSubscription(this, hub, support, request.kind);
+    const subscription = new ClientSubscription(this, hub, support, method, request.kind, this.#service.newId(support.ids ?? 'hex'));
     this.#subscriptions.set(subscription.id, subscription);
     hub.add(subscription);
-    return subscription.id;
+    return subscription.wireId;
   }
 
   /** The key's record changed (a new plan, new settings): the next events are charged under it. */
@@ -183,10 +206,16 @@ export class SubscriptionSession {
     this.#plan = plan;
   }
 
-  /** Closes a subscription of this connection: false when it holds none with that id. */
-  unsubscribe(id: string): boolean {
-    const subscription = this.#subscriptions.get(id);
-    if (subscription === undefined) return false;
+  /**
+   * Closes a subscription of this connection (`id` as the client wrote it): true when it held one with
+   * that id; otherwise false, or an invalid-params error where the family answers so ({@link SubscriptionSupport.unknownId}).
+   */
+  unsubscribe(support: SubscriptionSupport, id: unknown): boolean {
+    const subscription = typeof id === 'string' || typeof id === 'number' ? this.#subscriptions.get(String(id)) : undefined;
+    if (subscription === undefined) {
+      if (support.unknownId === 'error') throw new GatewayError(Errors.INVALID_PARAMS, { message: 'Invalid subscription id.' });
+      return false;
+    }
     this.#drop(subscription);
     return true;
   }
@@ -202,10 +231,10 @@ export class SubscriptionSession {
   }
 
   /** Queues a notification of `subscription`, to be charged and sent with the others of this turn. */
-  send(subscription: ClientSubscription, frame: Buffer): void {
+  send(subscription: ClientSubscription, frame: Buffer, last = false): void {
     if (this.#closed) return;
     if (this.#socket.readyState !== this.#socket.OPEN) return this.close();
-    this.#queue.push({ subscription, frame });
+    this.#queue.push({ subscription, frame, last });
     this.#queuedBytes += frame.length;
     const max = this.#service.settings.maxQueuedBytes;
     if (this.#waitingForClient() > max) return this.#end(SubscriptionCloseCodes.SLOW_CONSUMER, `slow consumer: more than ${max} bytes of notifications waited`);
@@ -295,7 +324,11 @@ export class SubscriptionSession {
       if (--left === 0) this.#pump();
     };
     this.#cork?.hold();
-    for (const waiting of batch) this.#socket.send(waiting.frame, TEXT, written);
+    for (const waiting of batch) {
+      this.#socket.send(waiting.frame, TEXT, written);
+      // The node ended the stream with this event: so does the client's subscription (its cap slot is freed).
+      if (waiting.last) this.#drop(waiting.subscription);
+    }
     if (this.#last) return this.#end(SubscriptionCloseCodes.CREDITS_EXHAUSTED, 'daily credit limit reached');
     this.#pump();
   }
@@ -317,7 +350,7 @@ export class SubscriptionSession {
   }
 
   #drop(subscription: ClientSubscription): void {
-    this.#subscriptions.delete(subscription.id);
+    if (!this.#subscriptions.delete(subscription.id)) return;
     subscription.hub.remove(subscription);
     this.#service.release(this.#key?.id ?? '');
   }

@@ -1,26 +1,35 @@
-import { Errors, GatewayError, step, type Network, type RequestContext, type StageDefinition, type SubscriptionSupport, methodOf, planOf } from '../../../core/plugin-api.js';
+import { Errors, GatewayError, step, type Network, type RequestContext, type StageDefinition, type SubscriptionMethod, type SubscriptionSupport, methodOf, planOf } from '../../../core/plugin-api.js';
 import { networkUnavailable } from '../../../core/upstream-api.js';
 import { SUBSCRIPTION_SESSION } from './subscription-session.js';
 import type { SubscriptionService } from './subscription-service.js';
 import { methodCredits } from './settings.js';
 import { WS_TRANSPORT } from '../options.js';
 
-/** The subscription support of a network's families, by the method names it answers. */
-const supportByNetwork = new WeakMap<Network, ReadonlyMap<string, SubscriptionSupport>>();
+/** A subscription method a call names: the family's support, the method pair, and which side of it the call is. */
+interface SubscriptionCall {
+  readonly support: SubscriptionSupport;
+  readonly method: SubscriptionMethod;
+  readonly opens: boolean;
+}
 
-function supportFor(ctx: RequestContext): SubscriptionSupport | undefined {
-  let methods = supportByNetwork.get(ctx.network);
-  if (methods === undefined) {
-    const map = new Map<string, SubscriptionSupport>();
+/** The subscription methods of a network's families, by name. */
+const callsByNetwork = new WeakMap<Network, ReadonlyMap<string, SubscriptionCall>>();
+
+function subscriptionCallOf(ctx: RequestContext): SubscriptionCall | undefined {
+  let calls = callsByNetwork.get(ctx.network);
+  if (calls === undefined) {
+    const map = new Map<string, SubscriptionCall>();
     for (const family of ctx.network.families) {
       const support = family.subscriptions;
       if (support === undefined) continue;
-      map.set(support.subscribe, support);
-      map.set(support.unsubscribe, support);
+      for (const method of support.methods) {
+        map.set(method.subscribe, { support, method, opens: true });
+        map.set(method.unsubscribe, { support, method, opens: false });
+      }
     }
-    supportByNetwork.set(ctx.network, (methods = map));
+    callsByNetwork.set(ctx.network, (calls = map));
   }
-  return methods.size === 0 ? undefined : methods.get(ctx.call.method);
+  return calls.size === 0 ? undefined : calls.get(ctx.call.method);
 }
 
 function replyWith(ctx: RequestContext, result: unknown): void {
@@ -43,7 +52,7 @@ export function subscriptionStages(service: SubscriptionService): StageDefinitio
       // Subscription methods are offered on WebSocket connections only (their definitions say so).
       transports: [WS_TRANSPORT],
       create: () => step((ctx) => {
-        if (supportFor(ctx) === undefined) return;
+        if (subscriptionCallOf(ctx) === undefined) return;
         ctx.credits = methodCredits(service.settings, planOf(ctx).name, ctx.call.method, ctx.credits ?? methodOf(ctx).credits);
       }),
     },
@@ -54,18 +63,18 @@ export function subscriptionStages(service: SubscriptionService): StageDefinitio
       create: (deps) => {
         service.bind(deps.selector, deps.logger);
         return step(async (ctx) => {
-          const support = supportFor(ctx);
-          if (support === undefined) return;
+          const call = subscriptionCallOf(ctx);
+          if (call === undefined) return;
           const session = ctx.meta.connection?.get(SUBSCRIPTION_SESSION);
           if (session === undefined) {
             throw new GatewayError(Errors.METHOD_NOT_FOUND, { message: `${ctx.call.method} needs a WebSocket connection (subscriptions are not offered over ${ctx.transport})` });
           }
-          if (ctx.call.method === support.unsubscribe) return replyWith(ctx, session.unsubscribe((ctx.params as [string])[0]));
+          if (!call.opens) return replyWith(ctx, session.unsubscribe(call.support, (ctx.params as readonly unknown[])[0]));
           const candidates = deps.selector.select(ctx);
           if (candidates.length === 0) throw networkUnavailable(ctx.network, deps.selector);
           // Partners are among the candidates only when the method and the key's plan allow them.
           const eligible = candidates.some((u) => u.settings.role === 'partner');
-          replyWith(ctx, await session.subscribe(ctx, support, support.request(ctx.params), eligible));
+          replyWith(ctx, await session.subscribe(ctx, call.support, call.method, call.support.request(ctx.params, call.method), eligible));
         });
       },
     },

@@ -165,15 +165,23 @@ export class UpstreamSocket {
     return this.#send(method, params, undefined);
   }
 
-  /** Subscribes: resolves with the node's subscription id; `handler` gets every event of it. */
-  subscribe(method: string, params: readonly unknown[], handler: UpstreamEventHandler): Promise<string> {
-    return this.#send(method, params, handler) as Promise<string>;
+  /**
+   * Subscribes: resolves with the node's subscription id as the node wrote it (a string on geth, a number
+   * on agave); `handler` gets every event of it.
+   */
+  subscribe(method: string, params: readonly unknown[], handler: UpstreamEventHandler): Promise<string | number> {
+    return this.#send(method, params, handler) as Promise<string | number>;
   }
 
-  /** Unsubscribes (the answer is not waited for: the handler is dropped at once). */
-  unsubscribe(method: string, id: string): void {
-    this.#handlers.delete(id);
+  /** Unsubscribes (the answer is not waited for: the handler is dropped at once); `id` goes back as the node gave it. */
+  unsubscribe(method: string, id: string | number): void {
+    this.#handlers.delete(String(id));
     if (!this.#closed) this.#send(method, [id], undefined).catch(() => { /* the node forgets it when the socket closes anyway */ });
+  }
+
+  /** Drops the handler of a subscription the node ended by itself (nothing is sent). */
+  forget(id: string | number): void {
+    this.#handlers.delete(String(id));
   }
 
   /**
@@ -292,7 +300,7 @@ export class UpstreamSocket {
       return;
     }
     if (message.error !== undefined) return pending.reject(new UpstreamCallError(message.error.code ?? -32603, message.error.message ?? 'upstream error'));
-    if (pending.handler !== undefined && typeof message.result === 'string') this.#handlers.set(message.result, pending.handler);
+    if (pending.handler !== undefined && (typeof message.result === 'string' || typeof message.result === 'number')) this.#handlers.set(String(message.result), pending.handler);
     (pending.resolve as (value: unknown) => void)(message.result);
   }
 
