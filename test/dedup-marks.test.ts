@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap';
-import { MemoryDedupMarks, type DedupMarks } from '../core/plugin-api.js';
+import type { DedupMarks } from '../core/plugin-api.js';
+import { MemoryDedupMarks } from '../core/metering/memory-dedup-marks.js';
 import { RedisDedupMarks } from '../plugins/ledger-redis/redis-dedup-marks.js';
 import { SqliteDedupMarks } from '../plugins/ledger-sqlite/sqlite-dedup-marks.js';
 import { twoRedisStores, twoSqliteStores } from './helpers/store-pairs.js';

@@ -7,7 +7,7 @@ export interface Interpolated {
   readonly value: unknown;
   /** The fields whose value took (at least in part) a variable's value (`plugins.admin.token`), in file order; defaults do not count. */
   readonly fields: readonly string[];
-  /** The fields that held a reference, whether the variable or its default filled it, in file order: the values {@link loadConfigFile} types as the schema wants. */
+  /** The fields that held a reference, whether the variable or its default filled it, in file order: the values `loadConfigFile` types as the schema wants. */
   readonly referenced: readonly string[];
   /** One line per bad reference, naming the field and the variable (`plugins.admin.token: ${ADMIN_TOKEN} is not set`). */
   readonly problems: readonly string[];
@@ -26,7 +26,7 @@ function fieldPath(path: readonly (string | number)[]): string {
  * Replaces environment references in every string of a parsed configuration (values only: names stay
  * as written): `${VAR}` by the variable's value, `${VAR:-default}` by the default when the variable is
  * unset or empty, `$${` by a literal `${`. A variable that is unset, without a default, is a problem
- * naming it; so is a `${...}` that is not a reference. Values stay strings here; {@link loadConfigFile}
+ * naming it; so is a `${...}` that is not a reference. Values stay strings here; `loadConfigFile`
  * then turns a referenced value into the number or boolean its field wants when it spells one (`server.port: ${PORT}`). Works on the parsed data rather than the text, so
  * a value never changes the file's structure (a `:` or newline in a secret stays part of the string).
  *
