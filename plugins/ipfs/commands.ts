@@ -51,6 +51,14 @@ export const IPFS_COMMANDS: readonly IpfsCommand[] = [
     description: 'A dag-pb node as `{Links:[{Name,Hash,Size}],Data}` (served from the raw block when the upstream lacks the command).',
   },
   {
+    name: 'block/get',
+    kind: 'read',
+    argument: 'cid',
+    options: {},
+    stream: true,
+    description: 'The raw bytes of one block.',
+  },
+  {
     name: 'add',
     kind: 'write',
     options: {
