@@ -59,6 +59,14 @@ export const IPFS_COMMANDS: readonly IpfsCommand[] = [
     description: 'The raw bytes of one block.',
   },
   {
+    name: 'block/stat',
+    kind: 'read',
+    argument: 'cid',
+    options: {},
+    stream: false,
+    description: 'A block\'s CID and size, as `{Key,Size}`.',
+  },
+  {
     name: 'add',
     kind: 'write',
     options: {
