@@ -108,3 +108,18 @@ t.test('bytes served are recorded per key', async (t) => {
   t.equal(after.calls - before.calls, 1);
   t.equal(after.bytes - before.bytes, 12);
 });
+
+t.test('block.get returns a block\'s raw bytes, as the node stores them', async (t) => {
+  const { cid } = await client.add(new TextEncoder().encode('hello world\n'));
+  const block = Buffer.from(await client.block.get(cid));
+  // kubo's CIDv0 leaf for "hello world\n": a dag-pb node holding a UnixFS file (20 bytes in all).
+  t.equal(block.length, 20);
+  t.ok(block.includes(Buffer.from('hello world\n')), 'the block holds the file\'s bytes');
+});
+
+t.test('block.stat gives a block\'s CID and size', async (t) => {
+  const { cid } = await client.add(new TextEncoder().encode('hello world\n'));
+  const stat = await client.block.stat(cid);
+  t.equal(stat.cid.toString(), 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o');
+  t.equal(stat.size, 20);
+});

@@ -51,6 +51,22 @@ export const IPFS_COMMANDS: readonly IpfsCommand[] = [
     description: 'A dag-pb node as `{Links:[{Name,Hash,Size}],Data}` (served from the raw block when the upstream lacks the command).',
   },
   {
+    name: 'block/get',
+    kind: 'read',
+    argument: 'cid',
+    options: {},
+    stream: true,
+    description: 'The raw bytes of one block.',
+  },
+  {
+    name: 'block/stat',
+    kind: 'read',
+    argument: 'cid',
+    options: {},
+    stream: false,
+    description: 'A block\'s CID and size, as `{Key,Size}`.',
+  },
+  {
     name: 'add',
     kind: 'write',
     options: {

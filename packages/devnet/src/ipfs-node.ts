@@ -201,6 +201,16 @@ class Commands {
     res.end(block);
   }
 
+  /** kubo's `block/stat`: `{"Key","Size"}` of one block. */
+  async blockStat(search: URLSearchParams, res: ServerResponse, signal: AbortSignal): Promise<void> {
+    const [arg] = required(search, 'cid');
+    const { cid, segments } = contentPath(arg!);
+    if (segments.length > 0) throw new KuboCommandError('block/stat takes a CID, not a path', KuboErrorCode.Client);
+    const block = await blockBytes(this.blockstore, cid, signal);
+    res.writeHead(200, { ...KUBO_HEADERS, 'content-type': 'application/json' });
+    res.end(`${JSON.stringify({ Key: cid.toString(), Size: block.length })}\n`);
+  }
+
   async add(search: URLSearchParams, req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<void> {
     const cidVersion = search.get('cid-version') ?? '0';
     if (cidVersion !== '0' && cidVersion !== '1') throw new KuboCommandError(`unknown CID version ${cidVersion}`);
@@ -313,7 +323,7 @@ export async function startIpfsNode(options: IpfsNodeOptions): Promise<IpfsNode>
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://node');
     const command = url.pathname.startsWith('/api/v0/') ? url.pathname.slice('/api/v0/'.length) : undefined;
-    const known = command === 'add' || command === 'cat' || command === 'object/get' || command === 'block/get' || command === 'version' || (command?.startsWith('object/') === true && !(options.objectGet ?? true));
+    const known = command === 'add' || command === 'cat' || command === 'object/get' || command === 'block/get' || command === 'block/stat' || command === 'version' || (command?.startsWith('object/') === true && !(options.objectGet ?? true));
     if (!known) return sendText(res, 404, '404 page not found\n');
     if (req.method !== 'POST') return sendText(res, 405, '405 - Method Not Allowed\n', { allow: 'OPTIONS, POST' });
     if (command !== 'add') req.resume();
@@ -327,6 +337,7 @@ export async function startIpfsNode(options: IpfsNodeOptions): Promise<IpfsNode>
         case 'version': return await commands.version(url.searchParams, res);
         case 'cat': return await commands.cat(url.searchParams, res, abort.signal);
         case 'block/get': return await commands.blockGet(url.searchParams, res, abort.signal);
+        case 'block/stat': return await commands.blockStat(url.searchParams, res, abort.signal);
         case 'add': return await commands.add(url.searchParams, req, res, abort.signal);
         default: return await commands.objectGetCommand(url.searchParams, res, abort.signal);
       }
