@@ -167,13 +167,14 @@ function run(command: string, args: readonly string[], cwd: string): Promise<str
 async function imageTree(t: Test, packages: readonly string[]): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-image-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const packed = JSON.parse(await run('npm', ['pack', '--json', '--pack-destination', dir], root)) as Array<{ filename: string }>;
+  await run('npm', ['pack', '--pack-destination', dir], root);
+  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
   const app = join(dir, 'app');
   mkdirSync(app);
   await run('npm', ['init', '-y'], app);
   // Without install scripts: better-sqlite3's native build is the image's (its build stage has a compiler);
   // the pod's configuration keeps its store in Redis and never loads it.
-  await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, packed[0]!.filename), ...packages], app);
+  await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, tarball), ...packages], app);
   return app;
 }
 
