@@ -1,6 +1,7 @@
-import t from 'tap';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import t, { type Test } from 'tap';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,11 +10,10 @@ import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
-import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
+import { PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
 import { freePort, startAnvil } from '@tollgate/devnet';
 import { resolveConfig, type GatewayConfigInput } from '../core/index.js';
 import { startRedisServer } from './helpers/redis-server.js';
-import { TSX_NODE_ARGS } from './helpers/tsx-node-args.js';
 import { until } from './helpers/until.js';
 
 // Runs the image's command with two workers under tsx: slow on a loaded machine.
@@ -30,7 +30,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
-  'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
+  'monitoring.coreos.com/v1/PodMonitor': PodMonitor,
 };
 
 type Manifest = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [field: string]: unknown };
@@ -62,7 +62,7 @@ interface PodSpec { terminationGracePeriodSeconds: number; containers: Container
 
 t.test('every manifest parses and validates against its Kubernetes schema', async (t) => {
   const found = manifests();
-  t.same([...found.keys()].sort(), ['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Secret', 'Service', 'ServiceMonitor']);
+  t.same([...found.keys()].sort(), ['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'PodMonitor', 'Secret', 'Service']);
   for (const manifest of found.values()) {
     const Model = MODELS[`${manifest.apiVersion}/${manifest.kind}`];
     t.ok(Model, `${manifest.kind} has a model`);
@@ -102,20 +102,30 @@ t.test('the Deployment probes, drains, mounts its config and secrets, and the ot
   }
   t.ok(container.env.some((e) => e.name === 'TOLLGATE_REDIS_CLUSTER'), 'Redis Cluster wiring');
   const labels = deployment.spec.template.metadata.labels;
-  const service = found.get('Service')! as Manifest & { spec: { selector: Record<string, string> } };
+  const service = found.get('Service')! as Manifest & { spec: { selector: Record<string, string>; ports: Array<{ port: number; targetPort: string | number }> } };
   t.match(labels, service.spec.selector, 'the Service selects the pods');
   const pdb = found.get('PodDisruptionBudget')! as Manifest & { spec: { selector: { matchLabels: Record<string, string> } } };
   t.match(labels, pdb.spec.selector.matchLabels, 'the budget covers the pods');
   const hpa = found.get('HorizontalPodAutoscaler')! as Manifest & { spec: { scaleTargetRef: { kind: string; name: string } } };
   t.same(hpa.spec.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata.name });
-  const monitor = found.get('ServiceMonitor')! as Manifest & { spec: { selector: { matchLabels: Record<string, string> }; endpoints: Array<{ port: string; path: string; bearerTokenSecret: { name: string; key: string } }> } };
-  t.match(service.metadata.labels, monitor.spec.selector.matchLabels, 'the ServiceMonitor selects the Service');
-  t.equal(monitor.spec.endpoints[0]!.path, '/metrics');
-  t.ok(monitor.spec.endpoints[0]!.bearerTokenSecret.key in secret.stringData, 'Prometheus sends the metrics token');
+  const monitor = found.get('PodMonitor')! as Manifest & { spec: { selector: { matchLabels: Record<string, string> }; podMetricsEndpoints: Array<{ port: string; path: string; bearerTokenSecret: { name: string; key: string } }> } };
+  t.match(labels, monitor.spec.selector.matchLabels, 'the PodMonitor selects the pods');
+  t.equal(monitor.spec.podMetricsEndpoints[0]!.path, '/metrics');
+  t.ok(monitor.spec.podMetricsEndpoints[0]!.bearerTokenSecret.key in secret.stringData, 'Prometheus sends the metrics token');
+  // The operator routes on their own port: the config's adminListen is the container's `admin` port,
+  // which Prometheus scrapes and the Service does not expose.
+  const adminListen = (config.server as { adminListen?: { port: number } }).adminListen;
+  t.ok(adminListen, 'the config sets server.adminListen');
+  const adminPort = container.ports.find((p) => p.name === 'admin');
+  t.equal(adminPort?.containerPort, adminListen?.port, 'the container declares the operator port');
+  t.equal(monitor.spec.podMetricsEndpoints[0]!.port, 'admin', 'metrics are scraped on the operator port');
+  const servicePorts = service.spec.ports;
+  t.same(servicePorts.map((p) => p.targetPort), ['http'], 'the Service exposes the clients\' port only');
+  t.notOk(servicePorts.some((p) => p.port === adminListen?.port || p.targetPort === adminListen?.port), 'not the operator port');
 });
 
-/** The Dockerfile's instructions of its last stage, and how many stages it has. */
-function dockerfile(): { stages: number; env: Record<string, string>; user: string; healthcheck: string; entrypoint: string[]; cmd: string[] } {
+/** The Dockerfile's instructions of its last stage, how many stages it has, and the packages its build stage installs besides the tarball. */
+function dockerfile(): { stages: number; env: Record<string, string>; user: string; healthcheck: string; entrypoint: string[]; cmd: string[]; packages: string[] } {
   const text = readFileSync(join(root, 'deploy/Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
   const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
   const stages = lines.filter((l) => l.startsWith('FROM ')).length;
@@ -123,7 +133,9 @@ function dockerfile(): { stages: number; env: Record<string, string>; user: stri
   const env: Record<string, string> = {};
   for (const line of last.filter((l) => l.startsWith('ENV '))) for (const [, name, value] of line.slice(4).matchAll(/(\w+)=(\S+)/g)) env[name!] = value!;
   const json = (word: string): string[] => JSON.parse(last.find((l) => l.startsWith(`${word} `))!.slice(word.length + 1)) as string[];
-  return { stages, env, user: last.find((l) => l.startsWith('USER '))!.slice(5), healthcheck: last.find((l) => l.startsWith('HEALTHCHECK '))!, entrypoint: json('ENTRYPOINT'), cmd: json('CMD') };
+  const install = lines.find((l) => /npm install .*tollgate-\*\.tgz/.test(l))!;
+  const packages = install.slice(install.indexOf('tollgate-*.tgz') + 'tollgate-*.tgz'.length).trim().split(/\s+/);
+  return { stages, env, user: last.find((l) => l.startsWith('USER '))!.slice(5), healthcheck: last.find((l) => l.startsWith('HEALTHCHECK '))!, entrypoint: json('ENTRYPOINT'), cmd: json('CMD'), packages };
 }
 
 t.test('the image is multi-stage, runs as a user, checks /healthz and starts the package\'s tollgate command', async (t) => {
@@ -136,38 +148,40 @@ t.test('the image is multi-stage, runs as a user, checks /healthz and starts the
   t.same(image.cmd.slice(0, 3), ['start', '--config', '/etc/tollgate/gateway.yaml']);
 });
 
-t.test('the container\'s command and environment run outside a container: two workers serve, probes answer, SIGTERM exits 0', async (t) => {
-  const image = dockerfile();
-  const deployment = manifests().get('Deployment')! as Manifest & { spec: { template: { spec: PodSpec } } };
-  const container = deployment.spec.template.spec.containers[0]!;
-  const secret = (manifests().get('Secret')! as Manifest & { stringData: Record<string, string> }).stringData;
-  const configMap = (manifests().get('ConfigMap')! as Manifest & { data: Record<string, string> }).data;
+/** Runs `command` in `cwd`; rejects with its output when it fails. */
+function run(command: string, args: readonly string[], cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`${command} ${args.join(' ')} exited with ${code}: ${output.slice(-3000)}`))));
+  });
+}
 
-  const anvil = await startAnvil();
-  t.teardown(() => anvil.stop());
-  const redis = await startRedisServer();
-  t.teardown(() => redis.stop());
-  const dir = mkdtempSync(join(tmpdir(), 'tollgate-container-'));
+/**
+ * The image's /app, built as the Dockerfile's build stage builds it: the package packed (`npm pack`,
+ * which builds it), then installed with the packages the Dockerfile names into an empty project.
+ */
+async function imageTree(t: Test, packages: readonly string[]): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-image-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  // What the pod mounts, with the chain nodes replaced by a real local one.
-  const config = parse(configMap['gateway.yaml']!) as GatewayConfigInput;
-  for (const network of config.networks) for (const upstream of network.upstreams ?? []) upstream.url = anvil.url;
-  const configFile = join(dir, 'gateway.yaml');
-  writeFileSync(configFile, JSON.stringify(config));
+  await run('npm', ['pack', '--pack-destination', dir], root);
+  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
+  const app = join(dir, 'app');
+  mkdirSync(app);
+  await run('npm', ['init', '-y'], app);
+  // Without install scripts: better-sqlite3's native build is the image's (its build stage has a compiler);
+  // the pod's configuration keeps its store in Redis and never loads it.
+  await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, tarball), ...packages], app);
+  return app;
+}
 
-  // The pod's environment: the image's, then the Deployment's with the Secret's values. The Cluster's
-  // seed nodes become a single local Redis here (the fleet test runs a real Cluster); the port is a free one.
-  const env: Record<string, string> = { ...image.env, TOLLGATE_DATA_DIR: dir };
-  for (const e of container.env) env[e.name] = e.value ?? secret[e.valueFrom!.secretKeyRef.key]!;
-  delete env.TOLLGATE_REDIS_CLUSTER;
-  env.TOLLGATE_REDIS_URL = redis.url;
-  const port = await freePort();
-  env.PORT = String(port);
-  // The Deployment's args replace the image's CMD; the entrypoint's installed main.js is this repository's source.
-  const args = container.args.map((arg) => (arg === '/etc/tollgate/gateway.yaml' ? configFile : arg === '0.0.0.0' ? '127.0.0.1' : arg));
-  const main = fileURLToPath(new URL('../examples/gateway/main.ts', import.meta.url));
-  t.equal(image.entrypoint[0], 'node');
-  const child = spawn(process.execPath, [...TSX_NODE_ARGS, main, ...args], { env: { PATH: process.env.PATH!, HOME: dir, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** The pod's `tollgate start`, run from `app` (the image's /app) with `env`; its output collected, killed at the end of `t`. */
+function startContainer(t: Test, app: string, entrypoint: readonly string[], args: readonly string[], env: Record<string, string>, home: string): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const main = entrypoint.at(-1)!.replace(/^\/app\//, `${app}/`);
+  const child = spawn(process.execPath, [main, ...args], { cwd: app, env: { PATH: process.env.PATH!, HOME: home, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
@@ -176,18 +190,86 @@ t.test('the container\'s command and environment run outside a container: two wo
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
   });
-  await until('the gateway serves', () => /Workers: +2 processes/.test(output) || child.exitCode !== null, 120_000, 100);
-  t.match(output, /Listening on http:\/\/127\.0\.0\.1:\d+/, output.slice(-2000));
-  t.match(output, /Store: +Redis/, 'the store is Redis');
+  return { child, output: () => output, exited };
+}
+
+t.test('the image\'s file tree, built from the packed tarball, runs the pod\'s command: placeholders refused, two workers serve, operator routes only on the operator port, SIGTERM exits 0', async (t) => {
+  const image = dockerfile();
+  const deployment = manifests().get('Deployment')! as Manifest & { spec: { template: { spec: PodSpec } } };
+  const container = deployment.spec.template.spec.containers[0]!;
+  const secret = (manifests().get('Secret')! as Manifest & { stringData: Record<string, string> }).stringData;
+  const configMap = (manifests().get('ConfigMap')! as Manifest & { data: Record<string, string> }).data;
+  t.equal(image.entrypoint[0], 'node');
+
+  const app = await imageTree(t, image.packages);
+  const anvil = await startAnvil();
+  t.teardown(() => anvil.stop());
+  const redis = await startRedisServer();
+  t.teardown(() => redis.stop());
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-container-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // What the pod mounts, with the chain nodes replaced by a real local one and the operator port by a free one.
+  const config = parse(configMap['gateway.yaml']!) as GatewayConfigInput & { server: { adminListen: { host: string; port: number } } };
+  for (const network of config.networks) for (const upstream of network.upstreams ?? []) upstream.url = anvil.url;
+  const adminPort = await freePort();
+  config.server.adminListen = { host: '127.0.0.1', port: adminPort };
+  const configFile = join(dir, 'gateway.yaml');
+  writeFileSync(configFile, JSON.stringify(config));
+
+  // The pod's environment: the image's, then the Deployment's with the Secret's values. The Cluster's
+  // seed nodes become a single local Redis here (the fleet test runs a real Cluster); the port is a free one.
+  const podEnv = (values: Record<string, string>): Record<string, string> => {
+    const env: Record<string, string> = { ...image.env, TOLLGATE_DATA_DIR: dir };
+    for (const e of container.env) env[e.name] = e.value ?? values[e.valueFrom!.secretKeyRef.key]!;
+    delete env.TOLLGATE_REDIS_CLUSTER;
+    env.TOLLGATE_REDIS_URL = redis.url;
+    return env;
+  };
+  const port = await freePort();
+  // The Deployment's args replace the image's CMD.
+  const args = container.args.map((arg) => (arg === '/etc/tollgate/gateway.yaml' ? configFile : arg === '0.0.0.0' ? '127.0.0.1' : arg));
+
+  // As shipped, the Secret holds placeholders: refused at start, naming the setting.
+  const shipped = startContainer(t, app, image.entrypoint, args, { ...podEnv(secret), PORT: String(port) }, dir);
+  t.equal(await shipped.exited, 1, 'the placeholders are refused');
+  t.match(shipped.output(), /plugins\.admin\.token: is a placeholder \(it begins with "change-me"\): set TOLLGATE_ADMIN_TOKEN/, shipped.output().slice(-2000));
+
+  // With the operator's own secrets.
+  const secrets: Record<string, string> = { ...secret, 'admin-token': randomBytes(24).toString('base64url'), 'metrics-token': randomBytes(24).toString('base64url') };
+  const pod = startContainer(t, app, image.entrypoint, args, { ...podEnv(secrets), PORT: String(port) }, dir);
+  await until('the gateway serves', () => /Workers: +2 processes/.test(pod.output()) || pod.child.exitCode !== null, 120_000, 100);
+  t.match(pod.output(), /Listening on http:\/\/127\.0\.0\.1:\d+/, pod.output().slice(-2000));
+  t.match(pod.output(), /Store: +Redis/, 'the store is Redis');
   const origin = `http://127.0.0.1:${port}`;
+  const operator = `http://127.0.0.1:${adminPort}`;
   t.equal((await fetch(`${origin}/healthz`)).status, 200, 'liveness');
   const ready = await fetch(`${origin}/readyz`);
   t.equal(ready.status, 200, 'readiness');
   t.match(await ready.json(), { ready: true, store: 'ok', group: '2/2 workers serving' });
-  t.equal((await fetch(`${origin}/metrics`)).status, 401, 'metrics need the token');
-  const metrics = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${secret['metrics-token']}` } });
+
+  // The operator routes answer on the operator port only.
+  const bearer = (token: string): RequestInit => ({ headers: { authorization: `Bearer ${token}` } });
+  for (const path of ['/admin/v1/keys', '/admin/', '/metrics']) {
+    const token = path === '/metrics' ? secrets['metrics-token']! : secrets['admin-token']!;
+    t.equal((await fetch(`${origin}${path}`, bearer(token))).status, 404, `the public port does not serve ${path}`);
+  }
+  t.equal((await fetch(`${operator}/admin/`, bearer(secrets['admin-token']!))).status, 200, 'the dashboard serves, Chart.js installed');
+  t.equal((await fetch(`${operator}/admin/chart.umd.js`)).status, 200, 'with its charts');
+  t.equal((await fetch(`${operator}/metrics`)).status, 401, 'metrics need the token');
+  const metrics = await fetch(`${operator}/metrics`, bearer(secrets['metrics-token']!));
   t.equal(metrics.status, 200);
   t.match(await metrics.text(), /tollgate_workers\{state="serving"\} 2/);
-  child.kill('SIGTERM');
-  t.equal(await exited, 0, 'SIGTERM drains and exits 0');
+
+  // A plan and a key made through the admin API, then a call with it on the public port.
+  const admin = (path: string, body: unknown): Promise<Response> => fetch(`${operator}/admin/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${secrets['admin-token']}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  t.equal((await admin('/plans', { name: 'starter', dailyCredits: 1_000_000, creditsPerSecond: 1_000 })).status, 201, 'a plan is made');
+  const created = await admin('/keys', { plan: 'starter', id: 'first-customer' });
+  t.equal(created.status, 201, 'a key is made');
+  const { apiKey } = (await created.json()) as { apiKey: string };
+  const call = await fetch(`${origin}/eth/v3/${apiKey}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
+  t.equal(call.status, 200);
+  t.match(await call.json(), { result: /^0x[0-9a-f]+$/ }, 'the key is served on the public port');
+
+  pod.child.kill('SIGTERM');
+  t.equal(await pod.exited, 0, 'SIGTERM drains and exits 0');
 });

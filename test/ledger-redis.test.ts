@@ -225,12 +225,12 @@ t.test('a gateway whose Redis cannot be reached does not start, and says where w
   const dead = await startRedisServer();
   await dead.stop();
   const started = startTestGateway(
-    { networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: upstream.url }] }], plugins: { 'ledger-redis': { url: `redis://:redis-password-123@127.0.0.1:${dead.port}`, connectTimeoutMs: 300 } } },
+    { networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: upstream.url }] }], plugins: { 'ledger-redis': { url: `redis://:redis-password-123@127.0.0.1:${dead.port}`, connectTimeoutMs: 100, startTimeoutMs: 300 } } },
     [ledgerRedis(), httpTransport(), evmFamily()],
   );
   const error = await started.then(() => undefined, (e: unknown) => e as Error);
   t.equal(error?.name, 'PluginError');
-  t.equal(error?.message, `ledger-redis: cannot reach Redis at 127.0.0.1:${dead.port} within 300 ms`);
+  t.equal(error?.message, `ledger-redis: cannot reach Redis at 127.0.0.1:${dead.port} within startTimeoutMs (300 ms)`);
   const bad = await startTestGateway(
     { networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: upstream.url }] }], plugins: { 'ledger-redis': { url: redis.url, whenUnavailable: 'pray' } } },
     [ledgerRedis(), httpTransport(), evmFamily()],

@@ -14,7 +14,8 @@ export interface AdminSettings {
   /** Path prefix of every admin route (default `/admin/v1`). */
   readonly prefix?: string;
   /**
-   * The bearer token operators send (`Authorization: Bearer <token>`), at least 16 characters. Default:
+   * The bearer token operators send (`Authorization: Bearer <token>`), at least 16 characters, not
+   * beginning with `change-me` (the deployment kit's placeholders). Default:
    * the `TOLLGATE_ADMIN_TOKEN` environment variable. Without either, the admin API is off.
    */
   readonly token?: string;
@@ -44,7 +45,13 @@ const SETTINGS_SCHEMA = {
   additionalProperties: false,
   properties: {
     prefix: { type: 'string', pattern: PATH, default: '/admin/v1' },
-    token: { type: 'string', minLength: MIN_ADMIN_TOKEN_LENGTH },
+    // The deployment kit's Secret ships placeholders: one left in place must not become the real token.
+    token: {
+      type: 'string',
+      minLength: MIN_ADMIN_TOKEN_LENGTH,
+      not: { pattern: '^change-?me' },
+      problem: { not: `is a placeholder (it begins with "change-me"): set ${ADMIN_TOKEN_ENV} or plugins.${ADMIN_PLUGIN}.token to a secret of your own` },
+    },
     maxBodyBytes: { type: 'integer', minimum: 1024, default: 65_536 },
     dashboard: { anyOf: [{ type: 'string', pattern: PATH }, { const: false }], default: '/admin' },
   },

@@ -4,6 +4,8 @@ import { Errors, GatewayError } from '../../core/plugin-api.js';
 import { CLAIM_HASH, DEBIT, INSERT, RELEASE_HASH, REFUND, REPLACE_PLAN, SETTLE, TAKE, TAKE_DEBIT, TAKE_DEBIT_BATCH, UPDATE, USAGE } from './scripts.js';
 import { RedisKeyNames } from './key-names.js';
 import { storeAddress, type ResolvedRedisSettings } from './settings.js';
+import { retryUntil } from './start-deadline.js';
+import { subscribeWithin } from './subscribe-within.js';
 import { checkTopology, createRedisClient, seedIsPlainRedis, topologyOf, type AnyRedis, type RedisTopology } from './client.js';
 
 /** The store's Lua scripts, as commands of the client. */
@@ -203,24 +205,34 @@ export class RedisConnection {
   }
 
   /**
-   * Connects, waiting at most `connectTimeoutMs`, and checks that the Redis is of the kind the settings
-   * name (see `checkTopology`).
+   * Connects, waiting until `deadline` (default: `startTimeoutMs` from now) while the client retries with
+   * its backoff: a Redis that starts late, or a Cluster still electing masters, delays the start instead
+   * of failing it. Every `connectTimeoutMs` of waiting is logged, and a Cluster's seed that turns out to be
+   * a plain Redis is refused at once. Then checks that the Redis is of the kind the settings name (see
+   * `checkTopology`).
    *
-   * @throws Error naming the address when Redis cannot be reached in time, or is of another kind.
+   * @throws Error naming the address when Redis cannot be reached by the deadline, or is of another kind.
    */
-  async connect(): Promise<void> {
-    const ready = new Promise<void>((resolve) => this.client.once('ready', () => resolve()));
-    this.client.connect().catch(() => { /* retried by the client; the timeout below decides */ });
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.settings.connectTimeoutMs)));
-    const outcome = await Promise.race([ready, late]);
-    clearTimeout(timer);
-    if (outcome === 'late') {
-      this.client.disconnect();
+  async connect(deadline = Date.now() + this.settings.startTimeoutMs): Promise<void> {
+    const startedAt = Date.now();
+    const ready = new Promise<'ready'>((resolve) => this.client.once('ready', () => resolve('ready')));
+    this.client.connect().catch(() => { /* retried by the client; the deadline below decides */ });
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const wait = Math.max(1, Math.min(this.settings.connectTimeoutMs, deadline - Date.now()));
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), wait)));
+      const outcome = await Promise.race([ready, late]);
+      clearTimeout(timer);
+      if (outcome === 'ready') break;
       if (this.topology === 'cluster' && (await seedIsPlainRedis(ioredis, this.settings, Math.min(this.settings.connectTimeoutMs, 1000)))) {
+        this.client.disconnect();
         throw new Error(`Redis at ${this.address} is not a Redis Cluster: name it with --redis <url> (plugins.ledger-redis.url) instead of --redis-cluster`);
       }
-      throw new Error(`cannot reach Redis at ${this.address} within ${this.settings.connectTimeoutMs} ms`);
+      if (Date.now() >= deadline) {
+        this.client.disconnect();
+        throw new Error(`cannot reach Redis at ${this.address} within startTimeoutMs (${this.settings.startTimeoutMs} ms)`);
+      }
+      this.#logger?.warn({ redis: this.address, waitedMs: Date.now() - startedAt, startTimeoutMs: this.settings.startTimeoutMs }, 'waiting for Redis at start');
     }
     try {
       await checkTopology(this.client, this.settings, this.address, { single: '--redis <url> (plugins.ledger-redis.url)', cluster: '--redis-cluster <host:port,…> (plugins.ledger-redis.cluster.nodes)' });
@@ -228,6 +240,17 @@ export class RedisConnection {
       this.client.disconnect();
       throw error;
     }
+  }
+
+  /**
+   * Connects `subscriber` (a duplicate of the client) and subscribes it to `channel`, retried with backoff
+   * until `deadline`: a Cluster slow to answer, or a subscription refused for a while, delays the start
+   * instead of failing it.
+   *
+   * @throws Error naming the channel, the address and `startTimeoutMs` once the deadline has passed.
+   */
+  subscribeAtStart(subscriber: AnyRedis, channel: string, deadline: number): Promise<void> {
+    return retryUntil(`cannot subscribe to "${channel}" on Redis at ${this.address}`, deadline, 'startTimeoutMs', (left) => subscribeWithin(subscriber, channel, left, this.address), this.#logger);
   }
 
   /** Closes the connection (after `flush`, by the caller). Idempotent. */

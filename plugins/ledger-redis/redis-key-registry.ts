@@ -1,4 +1,3 @@
-import { subscribeWithin } from './subscribe-within.js';
 import { apiKeyHash, recordOf, type ApiKeyRecord, type KeyChanges, type KeyRegistry, type StoredKey } from '../../core/store-api.js';
 import { type KeyChangeListener } from '../../core/plugin-api.js';
 import type { RedisConnection } from './connection.js';
@@ -74,8 +73,12 @@ export class RedisKeyRegistry implements KeyRegistry {
     this.#cacheMs = connection.settings.keyCacheMs;
   }
 
-  /** Subscribes to key changes made by any instance (its own included: they come back on the channel). */
-  async start(): Promise<void> {
+  /**
+   * Subscribes to key changes made by any instance (its own included: they come back on the channel).
+   *
+   * @param deadline - `Date.now()` time until which a slow Redis is retried (default: `startTimeoutMs` from now).
+   */
+  async start(deadline = Date.now() + this.#conn.settings.startTimeoutMs): Promise<void> {
     // Subscribed even without a cache: open connections of a revoked or rotated key are closed on the news.
     const client = this.#conn.client;
     // A Cluster client subscribes through one node and moves the subscription when that node fails.
@@ -94,7 +97,7 @@ export class RedisKeyRegistry implements KeyRegistry {
       connected = true;
     });
     this.#subscriber = subscriber;
-    await subscribeWithin(subscriber, this.#names.changes, this.#conn.settings.connectTimeoutMs, this.#conn.address);
+    await this.#conn.subscribeAtStart(subscriber, this.#names.changes, deadline);
   }
 
   /** Calls `listener` with the hashes of the keys any instance changes (see `KeyStore.watch`). */

@@ -1,4 +1,3 @@
-import { subscribeWithin } from './subscribe-within.js';
 import { definedOf, type PlanChangeListener, type PlanChanges, type PlanRegistry, type StoredPlan } from '../../core/store-api.js';
 import type { RedisConnection } from './connection.js';
 import type { AnyRedis } from './client.js';
@@ -35,8 +34,12 @@ export class RedisPlanRegistry implements PlanRegistry {
     this.#conn = connection;
   }
 
-  /** Subscribes to plan changes made by any instance (its own included: they come back on the channel). */
-  async start(): Promise<void> {
+  /**
+   * Subscribes to plan changes made by any instance (its own included: they come back on the channel).
+   *
+   * @param deadline - `Date.now()` time until which a slow Redis is retried (default: `startTimeoutMs` from now).
+   */
+  async start(deadline = Date.now() + this.#conn.settings.startTimeoutMs): Promise<void> {
     const client = this.#conn.client;
     const subscriber = client instanceof ioredis.Redis ? client.duplicate({ enableOfflineQueue: true, lazyConnect: true }) : client.duplicate(undefined, { enableOfflineQueue: true, lazyConnect: true });
     subscriber.on('error', () => { /* reported by the main connection; reconnects by itself */ });
@@ -47,7 +50,7 @@ export class RedisPlanRegistry implements PlanRegistry {
       connected = true;
     });
     this.#subscriber = subscriber;
-    await subscribeWithin(subscriber, this.#conn.names.planChanges, this.#conn.settings.connectTimeoutMs, this.#conn.address);
+    await this.#conn.subscribeAtStart(subscriber, this.#conn.names.planChanges, deadline);
   }
 
   /** Unsubscribes. */

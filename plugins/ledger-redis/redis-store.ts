@@ -24,9 +24,9 @@ export interface RedisStore {
   /** Usage per key, day and method. */
   readonly usage: RedisUsageRecorder;
   /**
-   * Connects and subscribes to key and plan changes.
+   * Connects and subscribes to key and plan changes, retrying while Redis is slow to answer.
    *
-   * @throws Error when Redis cannot be reached within `connectTimeoutMs`.
+   * @throws Error when Redis cannot be reached, or the subscriptions made, within `startTimeoutMs`.
    */
   open(): Promise<void>;
   /** Writes what is pending (usage, local debits) if Redis is reachable, and disconnects. Idempotent. */
@@ -61,10 +61,12 @@ export function createRedisStore(settings: RedisLedgerSettings | ResolvedRedisSe
     plans,
     usage: new RedisUsageRecorder(connection),
     async open() {
-      await connection.connect();
+      // One deadline for the whole start: a slow Redis or Cluster delays it, up to startTimeoutMs.
+      const deadline = Date.now() + resolved.startTimeoutMs;
+      await connection.connect(deadline);
       try {
-        await keys.start();
-        await plans.start();
+        await keys.start(deadline);
+        await plans.start(deadline);
       } catch (error) {
         await keys.stop();
         await connection.close();

@@ -35,8 +35,14 @@ export interface RedisLedgerSettings {
   readonly localAllowance?: number;
   /** How long a Redis command may take before it counts as failed, in ms (default 1000). */
   readonly commandTimeoutMs?: number;
-  /** How long the gateway waits for Redis at start before it gives up, in ms (default 5000). */
+  /** How long one attempt to connect to Redis may take, in ms (default 5000); while Redis is unreachable at start, each such wait is logged. */
   readonly connectTimeoutMs?: number;
+  /**
+   * How long the gateway keeps trying at start to reach Redis and subscribe to key and plan changes, in ms
+   * (default 60000), retrying with backoff: a Redis that starts late, or a Cluster still electing masters
+   * (a rolling restart during a failover), delays the start; past it, the start fails and says why.
+   */
+  readonly startTimeoutMs?: number;
   /** How long a key lookup is cached by an instance, in ms (default 5000); changes made through any instance reach the others at once over pub/sub. */
   readonly keyCacheMs?: number;
   /** Usage counters are added up in memory and written every this many ms (default 250). */
@@ -79,6 +85,8 @@ export interface ResolvedRedisSettings {
   readonly commandTimeoutMs: number;
   /** See {@link RedisLedgerSettings.connectTimeoutMs}. */
   readonly connectTimeoutMs: number;
+  /** See {@link RedisLedgerSettings.startTimeoutMs}. */
+  readonly startTimeoutMs: number;
   /** See {@link RedisLedgerSettings.keyCacheMs}. */
   readonly keyCacheMs: number;
   /** See {@link RedisLedgerSettings.usageFlushMs}. */
@@ -98,6 +106,7 @@ const DEFAULTS: ResolvedRedisSettings = {
   localAllowance: 100_000,
   commandTimeoutMs: 1000,
   connectTimeoutMs: 5000,
+  startTimeoutMs: 60_000,
   keyCacheMs: 5000,
   usageFlushMs: 250,
   retainDays: 90,
@@ -136,6 +145,7 @@ const SETTINGS_SCHEMA = {
     localAllowance: { type: 'integer', minimum: 0, default: DEFAULTS.localAllowance },
     commandTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULTS.commandTimeoutMs },
     connectTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULTS.connectTimeoutMs },
+    startTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULTS.startTimeoutMs },
     keyCacheMs: { type: 'integer', minimum: 0, default: DEFAULTS.keyCacheMs },
     usageFlushMs: { type: 'integer', minimum: 1, default: DEFAULTS.usageFlushMs },
     retainDays: { type: 'integer', minimum: 1, default: DEFAULTS.retainDays },

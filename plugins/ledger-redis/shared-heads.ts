@@ -2,7 +2,9 @@ import type { Logger } from 'pino';
 import type { HeadKey, HeadListener, SharedHeads } from '../../core/store-api.js';
 import { ioredis } from './peers.js';
 import { createRedisClient, type AnyRedis } from './client.js';
-import type { ResolvedRedisSettings } from './settings.js';
+import { storeAddress, type ResolvedRedisSettings } from './settings.js';
+import { readyWithin, retryUntil } from './start-deadline.js';
+import { subscribeWithin } from './subscribe-within.js';
 
 /**
  * Raises a head: `KEYS[1]` is the network's hash (field: the scope), `ARGV` the scope, the head, the
@@ -91,9 +93,14 @@ export class RedisSharedHeads implements SharedHeads {
     subscriber.on('message', (channel: string, message: string) => {
       if (channel === this.#channel) this.#heard(message);
     });
-    await Promise.all([client.connect(), subscriber.connect()]);
-    await subscriber.subscribe(this.#channel);
-    await this.#sync();
+    // Retried until startTimeoutMs, as the store's own start: a Cluster slow to answer delays the start.
+    const deadline = Date.now() + this.#settings.startTimeoutMs;
+    const address = storeAddress(this.#settings);
+    await Promise.all([
+      retryUntil(`cannot reach Redis at ${address} for the shared heads`, deadline, 'startTimeoutMs', (left) => readyWithin(client, left, address), this.#logger),
+      retryUntil(`cannot subscribe to "${this.#channel}" on Redis at ${address}`, deadline, 'startTimeoutMs', (left) => subscribeWithin(subscriber, this.#channel, left, address), this.#logger),
+    ]);
+    await retryUntil(`cannot read the shared heads on Redis at ${address}`, deadline, 'startTimeoutMs', () => this.#sync(), this.#logger);
     // While the connection was down, rises published were missed and offers were dropped: sync again.
     client.on('ready', () => void this.#sync().catch(() => undefined));
   }

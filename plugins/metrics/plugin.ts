@@ -17,7 +17,7 @@ export const METRICS_TOKEN_ENV = 'TOLLGATE_METRICS_TOKEN';
 export interface MetricsSettings {
   /** Path of the Prometheus endpoint (default `/metrics`). */
   readonly path?: string;
-  /** A bearer token scrapers must send (default: `TOLLGATE_METRICS_TOKEN`, else none: keep the endpoint on an internal network). */
+  /** A bearer token scrapers must send, at least 16 characters, not beginning with `change-me` (default: `TOLLGATE_METRICS_TOKEN`, else none: keep the endpoint on an internal network). */
   readonly token?: string;
   /** Also export Node's process metrics (default true). */
   readonly defaultMetrics?: boolean;
@@ -45,7 +45,13 @@ const METRICS_SCHEMA = {
   additionalProperties: false,
   properties: {
     path: { type: 'string', pattern: '^/', default: '/metrics' },
-    token: { type: 'string', minLength: 16 },
+    // The deployment kit's Secret ships placeholders: one left in place must not become the real token.
+    token: {
+      type: 'string',
+      minLength: 16,
+      not: { pattern: '^change-?me' },
+      problem: { not: `is a placeholder (it begins with "change-me"): set ${METRICS_TOKEN_ENV} or plugins.${METRICS_PLUGIN}.token to a secret of your own` },
+    },
     defaultMetrics: { type: 'boolean', default: true },
   },
 } as const;
