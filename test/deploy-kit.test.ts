@@ -174,7 +174,7 @@ async function imageTree(t: Test, packages: readonly string[]): Promise<string> 
   await run('npm', ['init', '-y'], app);
   // Without install scripts: better-sqlite3's native build is the image's (its build stage has a compiler);
   // the pod's configuration keeps its store in Redis and never loads it.
-  await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, tarball), ...packages], app);
+  await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', join(dir, tarball), ...packages], app);
   return app;
 }
 
