@@ -8,7 +8,7 @@ import { validateSettings } from '../../core/plugin-api.js';
 import { COMMITMENTS } from './schemas.js';
 
 /** A commitment level. */
-export type Commitment = (typeof COMMITMENTS)[number];
+export type Commitment = 'finalized' | 'confirmed' | 'processed';
 
 /** How a network serves Solana calls. */
 export interface SolanaNetworkSettings {
