@@ -6,6 +6,7 @@ import { createRedisStore } from '../plugins/ledger-redis/index.js';
 import { startGatewayProcess } from './helpers/gateway-process.js';
 import { openWs, type RawWsClient } from './helpers/ws-client.js';
 import { redisAvailable, startRedisServer } from './helpers/redis-server.js';
+import { until } from './helpers/until.js';
 
 // A key revoked, rotated or moved to another plan on one instance reaches the WebSockets open with it on
 // every instance: two gateway processes share keys and balances through one Redis; the change is made
@@ -28,6 +29,8 @@ const config: GatewayConfigInput = {
   keys: [],
   networks: [{ name: 'eth', families: ['evm'], upstreams: [{ name: 'anvil', url: anvil.url, wsUrl: anvil.wsUrl }] }],
   plugins: { 'ledger-redis': { url: redis.url, prefix: PREFIX } },
+  // Info lines say when an open connection took a key change in (the plan test waits for it).
+  log: { level: 'info' },
 };
 const instances = await Promise.all([0, 1].map(() => startGatewayProcess({ store: 'redis', config, ws: { pingIntervalMs: 600_000 } })));
 t.teardown(() => Promise.all(instances.map((i) => i.kill())));
@@ -85,6 +88,9 @@ t.test('a plan change applies to the next events: a lower daily balance closes w
   const { client, sub } = both[0]!;
   // Spent: two subscribes (10) and two heads (100, one on each instance). The small plan (155) pays no more head.
   await store.keys.update(key.id, { plan: 'small' }, Date.now());
+  // The change reaches the instance through Redis pub/sub: wait until its open connection took it in.
+  const rekeyed = new RegExp(`"key":"${key.id}","plan":"small","msg":"open WebSocket re-keyed`);
+  await until('the instance re-keyed the open connection', () => rekeyed.test(instances[0]!.output()), 30_000);
   let code = 0;
   void client.closed.then((c) => { code = c; });
   // Heads are mined one at a time (each once the last was sent) until the change takes hold.

@@ -142,7 +142,11 @@ export class WsConnection {
   keyChanged(): void {
     if (this.#closing) return;
     new Promise<KeyAccess>((resolve) => resolve(this.#gateway.checkKey(this.#credentials))).then(
-      (access) => this.#subscriptions.rekey(access.key, access.plan),
+      (access) => {
+        this.#subscriptions.rekey(access.key, access.plan);
+        // Operators (and tests) can tell from when on an open connection's events follow the change.
+        this.#gateway.logger.info({ key: access.key.id, plan: access.plan.name }, 'open WebSocket re-keyed: its next events are charged under this plan');
+      },
       (error: unknown) => {
         if (GatewayError.is(error) && error.code === Errors.UNAUTHORIZED.code) {
           this.#subscriptions.close();

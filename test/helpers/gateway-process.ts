@@ -42,6 +42,8 @@ export interface GatewayProcess {
   kill(): Promise<void>;
   /** SIGTERM, and waits for a clean exit; resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** What the child wrote so far (stdout and stderr): its log lines, at the config's `log.level`. */
+  output(): string;
 }
 
 const script = new URL(import.meta.url).pathname;
@@ -74,6 +76,7 @@ export async function startGatewayProcess(spec: GatewayProcessSpec, timeoutMs = 
   child.removeAllListeners('exit');
   return {
     child,
+    output: () => output,
     origin: `http://127.0.0.1:${port}`,
     advance(ms) {
       return new Promise((resolve) => {
