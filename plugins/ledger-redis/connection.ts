@@ -245,12 +245,13 @@ export class RedisConnection {
   /**
    * Connects `subscriber` (a duplicate of the client) and subscribes it to `channel`, retried with backoff
    * until `deadline`: a Cluster slow to answer, or a subscription refused for a while, delays the start
-   * instead of failing it.
+   * instead of failing it. Each attempt is bounded by `connectTimeoutMs`: a subscriber stuck on a Cluster
+   * that has converged since (its slots refresh never retried) is dropped and connected afresh.
    *
    * @throws Error naming the channel, the address and `startTimeoutMs` once the deadline has passed.
    */
   subscribeAtStart(subscriber: AnyRedis, channel: string, deadline: number): Promise<void> {
-    return retryUntil(`cannot subscribe to "${channel}" on Redis at ${this.address}`, deadline, 'startTimeoutMs', (left) => subscribeWithin(subscriber, channel, left, this.address), this.#logger);
+    return retryUntil(`cannot subscribe to "${channel}" on Redis at ${this.address}`, deadline, 'startTimeoutMs', (left) => subscribeWithin(subscriber, channel, Math.min(left, this.settings.connectTimeoutMs), this.address), this.#logger);
   }
 
   /** Closes the connection (after `flush`, by the caller). Idempotent. */

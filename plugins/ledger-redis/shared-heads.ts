@@ -97,8 +97,8 @@ export class RedisSharedHeads implements SharedHeads {
     const deadline = Date.now() + this.#settings.startTimeoutMs;
     const address = storeAddress(this.#settings);
     await Promise.all([
-      retryUntil(`cannot reach Redis at ${address} for the shared heads`, deadline, 'startTimeoutMs', (left) => readyWithin(client, left, address), this.#logger),
-      retryUntil(`cannot subscribe to "${this.#channel}" on Redis at ${address}`, deadline, 'startTimeoutMs', (left) => subscribeWithin(subscriber, this.#channel, left, address), this.#logger),
+      retryUntil(`cannot reach Redis at ${address} for the shared heads`, deadline, 'startTimeoutMs', (left) => readyWithin(client, Math.min(left, this.#settings.connectTimeoutMs), address), this.#logger),
+      retryUntil(`cannot subscribe to "${this.#channel}" on Redis at ${address}`, deadline, 'startTimeoutMs', (left) => subscribeWithin(subscriber, this.#channel, Math.min(left, this.#settings.connectTimeoutMs), address), this.#logger),
     ]);
     await retryUntil(`cannot read the shared heads on Redis at ${address}`, deadline, 'startTimeoutMs', () => this.#sync(), this.#logger);
     // While the connection was down, rises published were missed and offers were dropped: sync again.
