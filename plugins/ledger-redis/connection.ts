@@ -39,6 +39,14 @@ export interface ScriptCommands {
 /** An ioredis client (one Redis or a Cluster) with the store's scripts. */
 export type StoreClient = AnyRedis & ScriptCommands;
 
+/** A write that fewer replicas than `replicaAcks` took in time (see {@link RedisConnection.replicated}). */
+export class ReplicaAckError extends Error {
+  constructor(acked: number, wanted: number) {
+    super(`NOREPLICAS ${acked} of ${wanted} replicas took the write in time`);
+    this.name = 'ReplicaAckError';
+  }
+}
+
 /** A change of the connection's state, as logged and exported as metrics. */
 export interface ConnectionTransition {
   /** The new state. */
@@ -119,6 +127,24 @@ export class RedisConnection {
       this.#cameBack();
       this.#wakeReadyWaiters();
     });
+  }
+
+  /**
+   * Resolves with `written`'s answer once `settings.replicaAcks` replicas of the master that holds `key`
+   * have it (Redis `WAIT` on that master's connection, which the write used), at once when none are asked
+   * for. Rejects with a {@link ReplicaAckError} when fewer took it within half the command timeout: the
+   * caller treats the write as failed (its id makes a cancellation or a resend safe).
+   */
+  async replicated<T>(key: string, written: Promise<T>): Promise<T> {
+    const answer = await written;
+    const wanted = this.settings.replicaAcks;
+    if (wanted === 0) return answer;
+    // The key routes the pipeline to the slot's master in a Cluster; WAIT itself has no key.
+    const results = await this.client.pipeline().pttl(key).call('WAIT', wanted, Math.max(1, Math.floor(this.settings.commandTimeoutMs / 2))).exec();
+    const [error, acked] = results?.[1] ?? [new Error('no answer to WAIT'), 0];
+    if (error !== null) throw error;
+    if (Number(acked) < wanted) throw new ReplicaAckError(Number(acked), wanted);
+    return answer;
   }
 
   /** Whether commands can be sent now: connected, and not stalled since the last failure. */
@@ -262,6 +288,7 @@ export class RedisConnection {
     this.#readyWaiters.clear();
     clearInterval(this.#timer);
     clearInterval(this.#probe);
+    clearTimeout(this.#replicaRetry);
     if (this.ready) {
       await this.client.quit().catch(() => this.client.disconnect());
     } else {
@@ -291,7 +318,24 @@ export class RedisConnection {
    */
   failed(error: unknown): void {
     if (this.topology === 'cluster' && /^(TRYAGAIN|CLUSTERDOWN|Too many Cluster redirections)/.test((error as Error).message ?? '')) return;
+    // A replica behind is not a Redis down: the master answers. The writes that were queued are sent again
+    // a command timeout later (the outage-free path has no reconnect to trigger it).
+    if (error instanceof ReplicaAckError) {
+      this.#retryAfterReplicaLag();
+      return;
+    }
     this.#wentDown((error as { code?: string }).code ?? (error as Error).message ?? 'command failed');
+  }
+
+  #replicaRetry: NodeJS.Timeout | undefined;
+
+  #retryAfterReplicaLag(): void {
+    if (this.#replicaRetry !== undefined || this.#closed) return;
+    this.#replicaRetry = setTimeout(() => {
+      this.#replicaRetry = undefined;
+      void this.catchUp();
+    }, this.settings.commandTimeoutMs);
+    this.#replicaRetry.unref();
   }
 
   #wentDown(reason: string): void {

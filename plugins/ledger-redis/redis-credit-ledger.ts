@@ -143,7 +143,7 @@ export class RedisCreditLedger implements CreditLedger {
     if (!this.#conn.ready) return this.#offline(slot, keyId, day, credits, dailyLimit, now);
     const id = newDebitId();
     // Expiry is relative to the gateway's clock (the day ends for it), so an injected clock works too.
-    return this.#conn.client.tgDebit(slot, this.#names.markerBeside(slot, id), credits, dailyLimit, this.#dayEnds - now.getTime() + this.#retainMs, this.#windowMs).then(
+    return this.#conn.replicated(slot, this.#conn.client.tgDebit(slot, this.#names.markerBeside(slot, id), credits, dailyLimit, this.#dayEnds - now.getTime() + this.#retainMs, this.#windowMs)).then(
       ([ok, used]): DebitResult => {
         this.#lastUsed.set(slot, used);
         if (ok === 1) return { ok: true, receipt: { id, keyId, day, credits }, remaining: dailyLimit - used };
@@ -201,10 +201,12 @@ export class RedisCreditLedger implements CreditLedger {
     const id = newDebitId();
     const marker = this.#names.markerBeside(slot, id);
     const ttlMs = this.#dayEnds - now + this.#retainMs;
-    const sent =
+    const sent = this.#conn.replicated<number[]>(
+      slot,
       takes.length === 1
         ? this.#conn.client.tgTakeDebit(bucketKey, slot, marker, takes[0]!.cost, perSecond, burst, now, takes[0]!.cost, limit, ttlMs, this.#windowMs)
-        : this.#conn.client.tgTakeDebitBatch(bucketKey, slot, marker, perSecond, burst, now, limit, ttlMs, this.#windowMs, ...takes.map((take) => take.cost));
+        : this.#conn.client.tgTakeDebitBatch(bucketKey, slot, marker, perSecond, burst, now, limit, ttlMs, this.#windowMs, ...takes.map((take) => take.cost)),
+    );
     sent.then(
       (answer) => {
         if (answer[0] === -1) {
@@ -308,7 +310,7 @@ export class RedisCreditLedger implements CreditLedger {
   /** Sends a refund (or cancellation) now if Redis is reachable; otherwise, or if it fails, queues it. */
   #send(write: RefundWrite): void | Promise<void> {
     if (!this.#conn.ready) return this.#queue(write);
-    return this.#conn.client.tgRefund(write.slot, this.#names.markerBeside(write.slot, write.id), write.credits, write.known, this.#windowMs).then(
+    return this.#conn.replicated(write.slot, this.#conn.client.tgRefund(write.slot, this.#names.markerBeside(write.slot, write.id), write.credits, write.known, this.#windowMs)).then(
       () => {},
       (error: unknown) => {
         this.#conn.failed(error);
@@ -339,8 +341,8 @@ export class RedisCreditLedger implements CreditLedger {
     const settled = this.#settling.dropped;
     const refunded = this.#pendingRefunds.dropped;
     try {
-      await this.#settling.drain((s) => this.#conn.client.tgSettle(s.slot, this.#names.markerBeside(s.slot, s.id), s.credits, DAY_MS + this.#retainMs, this.#windowMs));
-      await this.#pendingRefunds.drain((r) => this.#conn.client.tgRefund(r.slot, this.#names.markerBeside(r.slot, r.id), r.credits, r.known, this.#windowMs));
+      await this.#settling.drain((s) => this.#conn.replicated(s.slot, this.#conn.client.tgSettle(s.slot, this.#names.markerBeside(s.slot, s.id), s.credits, DAY_MS + this.#retainMs, this.#windowMs)));
+      await this.#pendingRefunds.drain((r) => this.#conn.replicated(r.slot, this.#conn.client.tgRefund(r.slot, this.#names.markerBeside(r.slot, r.id), r.credits, r.known, this.#windowMs)));
     } finally {
       if (this.#settling.dropped > settled) this.#conn.dropped('settlement', this.#settling.dropped);
       if (this.#pendingRefunds.dropped > refunded) this.#conn.dropped('refund', this.#pendingRefunds.dropped);

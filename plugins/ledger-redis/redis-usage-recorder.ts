@@ -92,7 +92,7 @@ export class RedisUsageRecorder implements UsageRecorder {
     const window = this.#conn.settings.idempotencyWindowMs;
     const before = this.#unsent.dropped;
     try {
-      await this.#unsent.drainConcurrently((w) => this.#conn.client.tgUsage(w.hash, this.#conn.names.markerBeside(w.hash, w.id), w.ttlMs, window, ...w.groups));
+      await this.#unsent.drainConcurrently((w) => this.#conn.replicated(w.hash, this.#conn.client.tgUsage(w.hash, this.#conn.names.markerBeside(w.hash, w.id), w.ttlMs, window, ...w.groups)));
     } finally {
       if (this.#unsent.dropped > before) this.#conn.dropped('usage', this.#unsent.dropped);
     }

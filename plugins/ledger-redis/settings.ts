@@ -57,6 +57,16 @@ export interface RedisLedgerSettings {
   readonly idempotencyWindowMs?: number;
   /** Writes (refunds, cancelled debits, usage batches) held at most while Redis is away; beyond, new ones are dropped and logged (default 100000). */
   readonly maxPendingWrites?: number;
+  /**
+   * Replicas that must hold a debit, refund or usage write before it counts (Redis `WAIT`; default 0).
+   * Redis replicates asynchronously: a master killed before its replica took a debit loses it, and the
+   * promoted replica shows a call served but not charged. With 1 (a Cluster or Sentinel with a replica
+   * per master), a call is served only once its debit is on a replica; a write no replica took within half
+   * of `commandTimeoutMs` counts as failed: the debit is cancelled by its id and the call refused with
+   * `METERING_UNAVAILABLE`, a refund or usage batch is sent again. Costs one round trip to the replica per
+   * write (see docs/operations.md).
+   */
+  readonly replicaAcks?: number;
 }
 
 /** The `cluster` section of {@link RedisLedgerSettings}. */
@@ -97,6 +107,8 @@ export interface ResolvedRedisSettings {
   readonly idempotencyWindowMs: number;
   /** See {@link RedisLedgerSettings.maxPendingWrites}. */
   readonly maxPendingWrites: number;
+  /** See {@link RedisLedgerSettings.replicaAcks}. */
+  readonly replicaAcks: number;
 }
 
 const DEFAULTS: ResolvedRedisSettings = {
@@ -112,6 +124,7 @@ const DEFAULTS: ResolvedRedisSettings = {
   retainDays: 90,
   idempotencyWindowMs: 600_000,
   maxPendingWrites: 100_000,
+  replicaAcks: 0,
 };
 
 /** A `host:port` (a name, an IPv4 address or a bracketed IPv6 one, then a port). */
@@ -151,6 +164,7 @@ const SETTINGS_SCHEMA = {
     retainDays: { type: 'integer', minimum: 1, default: DEFAULTS.retainDays },
     idempotencyWindowMs: { type: 'integer', minimum: 1000, default: DEFAULTS.idempotencyWindowMs },
     maxPendingWrites: { type: 'integer', minimum: 1, default: DEFAULTS.maxPendingWrites },
+    replicaAcks: { type: 'integer', minimum: 0, default: DEFAULTS.replicaAcks },
   },
 } as const;
 

@@ -182,7 +182,8 @@ const fleet = await startFleet({
     fleet: { dailyCredits: 1e12, creditsPerSecond: 1e12, failover: false },
     small: { dailyCredits: SMALL_BALANCE_CALLS * COST, creditsPerSecond: 1e12, failover: false },
   },
-  redisSettings: { whenUnavailable: 'refuse', commandTimeoutMs: COMMAND_TIMEOUT_MS, usageFlushMs: USAGE_FLUSH_MS },
+  // With replicas (Cluster), a debit counts once a replica has it: a master SIGKILLed loses no acknowledged debit.
+  redisSettings: { whenUnavailable: 'refuse', commandTimeoutMs: COMMAND_TIMEOUT_MS, usageFlushMs: USAGE_FLUSH_MS, replicaAcks: STORE === 'cluster' ? 1 : 0 },
   hosts: (process.env.TOLLGATE_FLEET_HOSTS as 'auto' | 'netns' | 'loopback' | undefined) ?? 'auto',
 }).catch((error: unknown) => {
   // Said in the TAP output, where a CI log shows it (a top-level throw would only reach stderr).
