@@ -77,10 +77,14 @@ t.test('block.put stores raw bytes under kubo\'s default CIDv1 raw sha2-256; blo
   t.equal(stat.result.cid.toString(), put.result.toString());
   t.equal(stat.result.size, bytes.length);
 
-  // A codec only labels the bytes: a dag-cbor block keeps its bytes, under a dag-cbor CID.
+  // A codec only labels the bytes: a dag-cbor block keeps its bytes, under a dag-cbor CID, whether
+  // asked by `cid-codec` or by the client's (deprecated) `format`; `format=v0` gives a CIDv0.
   const node = dagCbor.encode({ labelled: true });
-  const labelled = await client.block.put(node, { cidCodec: 'dag-cbor' });
-  t.equal(labelled.toString(), CID.createV1(dagCbor.code, await sha256.digest(node)).toString());
+  const expected = CID.createV1(dagCbor.code, await sha256.digest(node)).toString();
+  t.equal((await client.block.put(node, { format: 'dag-cbor' })).toString(), expected);
+  const codec = await post('block/put?cid-codec=dag-cbor', [node]);
+  t.same(JSON.parse(codec.body), { Key: expected, Size: node.length });
+  t.equal((await client.block.put(node, { format: 'v0' })).toString(), CID.createV0(await sha256.digest(node)).toString());
 
   // The wire answer: NDJSON {"Key","Size"} per block, as kubo streams it.
   const wire = await post('block/put', [text('one'), text('two')]);
@@ -183,7 +187,7 @@ t.test('dag.import takes a CAR built with @ipld/car: its blocks are readable, it
   t.match(orphan[0]!.root.pinErrorMsg, orphanLeaf.toString(), 'the missing block is named');
 
   const tampered = Buffer.from(car);
-  tampered[tampered.length - 1] ^= 0xff;
+  tampered[tampered.length - 1] = tampered[tampered.length - 1]! ^ 0xff;
   const refused = await post('dag/import', [tampered]);
   t.equal(refused.status, 500);
   t.match(JSON.parse(refused.body), { Message: new RegExp(`^import failed at block "${leafCid.toString()}"`), Code: 0, Type: 'error' });
