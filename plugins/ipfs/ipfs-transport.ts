@@ -96,7 +96,7 @@ export class IpfsTransport implements Transport {
     for (const [name, value] of search) if (name !== 'arg' && !(name in options)) options[name] = value;
     const writes = ipfsCommand(command)?.kind === 'write';
     const declared = Number(headerValue(req.headers['content-length']) ?? Number.NaN);
-    if (writes && declared > this.#settings.maxUploadBytes) return this.#refuse(req, res, this.#tooLarge()), true;
+    if (writes && declared > this.#settings.maxUploadBytes) return this.#refuseUpload(req, res), true;
     // Uploads are bounded as they stream (a chunked body declares nothing), by `maxUploadBytes`.
     continueBody(req, res);
     if (!writes) req.resume();
@@ -154,9 +154,7 @@ export class IpfsTransport implements Transport {
         (body as { destroy?: () => void }).destroy?.();
         gateway.recordStreamedCall(ctx, { bytes: uploaded(), failed: true });
       }
-      const refusal = this.#refusal(this.#tooLarge());
-      // The client may still be writing: it reads the 413 while the rest is drained (bounded), then the connection closes.
-      refuseBody(req, res, refusal.status, { ...this.#cors, ...refusal.headers, 'content-type': 'application/json' }, refusal.body);
+      this.#refuseUpload(req, res);
       return;
     }
     if (ctx.error !== undefined || ctx.reply === undefined) {
@@ -183,6 +181,12 @@ export class IpfsTransport implements Transport {
       // The call's one usage record, now that its bytes are known (the pipeline leaves streamed calls to us).
       gateway.recordStreamedCall(ctx, { bytes: outcome.bytes + uploaded(), failed: outcome.error !== undefined });
     });
+  }
+
+  /** 413 for an upload over `maxUploadBytes`: a client still writing reads it while the rest is drained (bounded), then the connection closes. */
+  #refuseUpload(req: IncomingMessage, res: ServerResponse): void {
+    const refusal = this.#refusal(this.#tooLarge());
+    refuseBody(req, res, refusal.status, { ...this.#cors, ...refusal.headers, 'content-type': 'application/json' }, refusal.body);
   }
 
   #tooLarge(): GatewayError {
