@@ -239,6 +239,23 @@ t.test('get streams a wrapped directory as a tar with the entries as added', asy
   t.equal(wire.body.slice(0, 9), 'notes.txt', 'a file is named after the path\'s last part');
 });
 
+t.test('get that fails after its tar began: 200, then the error in the X-Stream-Error trailer', async (t) => {
+  const files = [
+    { path: 'broken/first.txt', content: text('first\n') },
+    { path: 'broken/second.txt', content: text('second\n') },
+  ];
+  const added = new Map<string, CID>();
+  for await (const entry of client.addAll(files)) added.set(entry.path, entry.cid);
+  // The node loses the second file's block: the tar has begun by the time it is needed.
+  await gw.devnet.helia.instance()!.node.blockstore.delete(added.get('broken/second.txt')!);
+  const res = await request(`${gw.api}/get?arg=${added.get('broken')!.toString()}`, { method: 'POST', headers: { authorization: gw.auth } });
+  t.equal(res.statusCode, 200);
+  t.equal(res.headers.trailer, 'X-Stream-Error');
+  const tar = Buffer.from(await res.body.arrayBuffer());
+  t.ok(tar.includes(Buffer.from('first\n')), 'the entries before the failure were sent');
+  t.match(res.trailers['x-stream-error'], /not found/, 'the failure is in the trailer');
+});
+
 t.test('version is charged its price', async (t) => {
   const version = await metered('version', () => client.version());
   t.equal(version.result.version, 'tollgate-devnet-helia');

@@ -12,6 +12,7 @@ import type { ImporterOptions } from 'ipfs-unixfs-importer';
 import type { CID } from 'multiformats/cid';
 import { decodeDagPb, KuboErrorCode, objectJson, parseContentPath } from 'tollgate/plugins/ipfs';
 import { blockPut } from './ipfs-block-put.js';
+import { isNotFound, notFoundMessage, readBlock } from './ipfs-ipld.js';
 import { dagImport } from './ipfs-dag-import.js';
 import { dagGet, dagPut, dagResolve } from './ipfs-dag.js';
 import { get } from './ipfs-get.js';
@@ -84,25 +85,6 @@ export function kuboAddOptions(flags: { cidVersion?: 0 | 1; rawLeaves?: boolean;
   };
 }
 
-function notFound(cid: CID): string {
-  return `block was not found locally (offline): ipld: could not find ${cid.toString()}`;
-}
-
-function isNotFound(error: unknown): boolean {
-  const e = error as { name?: string; code?: string };
-  return e.name === 'NotFoundError' || e.code === 'ERR_NOT_FOUND' || e.code === 'ENOENT';
-}
-
-async function blockBytes(blockstore: Blockstore, cid: CID, signal: AbortSignal): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  try {
-    for await (const chunk of blockstore.get(cid, { signal })) chunks.push(chunk);
-  } catch (error) {
-    if (isNotFound(error)) throw new KuboCommandError(notFound(cid));
-    throw error;
-  }
-  return Buffer.concat(chunks);
-}
 
 function required(search: URLSearchParams, name: string): string[] {
   const args = search.getAll('arg');
@@ -146,7 +128,7 @@ class Commands {
       try {
         stat = await this.fs.stat(cid, { ...(path === undefined ? {} : { path }), signal, offline: true });
       } catch (error) {
-        if (isNotFound(error)) throw new KuboCommandError(notFound(cid));
+        if (isNotFound(error)) throw new KuboCommandError(notFoundMessage(cid));
         throw new KuboCommandError((error as Error).message);
       }
       if (stat.type === 'directory') throw new KuboCommandError('this dag node is a directory');
@@ -190,12 +172,12 @@ class Commands {
     if (encoding !== 'json') throw new KuboCommandError(`encoding "${encoding}" is not supported by this node`, KuboErrorCode.Client);
     const { cid, segments } = contentPath(arg!);
     let current = cid;
-    let block = await blockBytes(this.blockstore, current, signal);
+    let block = await readBlock(this.blockstore, current, signal);
     for (const segment of segments) {
       const next = this.#decode(current, block).Links.find((link) => link.Name === segment)?.Hash;
       if (next === undefined) throw new KuboCommandError(`no link named "${segment}" under ${current.toString()}`);
       current = next;
-      block = await blockBytes(this.blockstore, current, signal);
+      block = await readBlock(this.blockstore, current, signal);
     }
     const body = objectJson(this.#decode(current, block), dataEncoding);
     res.writeHead(200, { ...KUBO_HEADERS, 'content-type': 'application/json' });
@@ -206,7 +188,7 @@ class Commands {
     const [arg] = required(search, 'cid');
     const { cid, segments } = contentPath(arg!);
     if (segments.length > 0) throw new KuboCommandError('block/get takes a CID, not a path', KuboErrorCode.Client);
-    const block = await blockBytes(this.blockstore, cid, signal);
+    const block = await readBlock(this.blockstore, cid, signal);
     res.writeHead(200, { ...KUBO_HEADERS, 'content-type': 'text/plain', 'x-stream-output': '1' });
     res.end(block);
   }
@@ -216,7 +198,7 @@ class Commands {
     const [arg] = required(search, 'cid');
     const { cid, segments } = contentPath(arg!);
     if (segments.length > 0) throw new KuboCommandError('block/stat takes a CID, not a path', KuboErrorCode.Client);
-    const block = await blockBytes(this.blockstore, cid, signal);
+    const block = await readBlock(this.blockstore, cid, signal);
     res.writeHead(200, { ...KUBO_HEADERS, 'content-type': 'application/json' });
     res.end(`${JSON.stringify({ Key: cid.toString(), Size: block.length })}\n`);
   }
