@@ -226,8 +226,8 @@ export function commandMethod(command: IpfsCommand, options: { addTimeoutMs: num
     credits: options.credits?.[command.name] ?? command.credits,
     // An upload is consumed by the first upstream that reads it: it cannot be sent again.
     idempotent: command.kind !== 'write',
-    // Uploads (add, block/put, dag/put, dag/import) get the upload deadline.
     transports: [options.transport],
+    // Uploads (add, block/put, dag/put, dag/import) get the upload deadline.
     ...(command.kind === 'write' ? { timeoutMs: options.addTimeoutMs } : {}),
     limits: checkArguments(command),
     description: command.description,
