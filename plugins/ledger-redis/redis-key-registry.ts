@@ -3,7 +3,7 @@ import { type KeyChangeListener } from '../../core/plugin-api.js';
 import type { RedisConnection } from './connection.js';
 import type { AnyRedis } from './client.js';
 import type { RedisKeyNames } from './key-names.js';
-import { ioredis } from './peers.js';
+import { subscriberBeside } from './subscribe-within.js';
 
 /** Cached lookups per instance, at most; past it the cache starts over. */
 export const MAX_CACHED_KEYS = 50_000;
@@ -81,8 +81,7 @@ export class RedisKeyRegistry implements KeyRegistry {
   async start(deadline = Date.now() + this.#conn.settings.startTimeoutMs): Promise<void> {
     // Subscribed even without a cache: open connections of a revoked or rotated key are closed on the news.
     const client = this.#conn.client;
-    // A Cluster client subscribes through one node and moves the subscription when that node fails.
-    const subscriber = client instanceof ioredis.Redis ? client.duplicate({ enableOfflineQueue: true, lazyConnect: true }) : client.duplicate(undefined, { enableOfflineQueue: true, lazyConnect: true });
+    const subscriber = subscriberBeside(client);
     subscriber.on('error', () => { /* reported by the main connection; reconnects by itself */ });
     subscriber.on('message', (_channel: string, message: string) => {
       const hashes = message.split(',');

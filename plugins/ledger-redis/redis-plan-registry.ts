@@ -1,7 +1,7 @@
 import { definedOf, type PlanChangeListener, type PlanChanges, type PlanRegistry, type StoredPlan } from '../../core/store-api.js';
 import type { RedisConnection } from './connection.js';
 import type { AnyRedis } from './client.js';
-import { ioredis } from './peers.js';
+import { subscriberBeside } from './subscribe-within.js';
 
 /** How many times an update reads and tries again when another instance changed the plan meanwhile. */
 const UPDATE_ATTEMPTS = 5;
@@ -41,7 +41,7 @@ export class RedisPlanRegistry implements PlanRegistry {
    */
   async start(deadline = Date.now() + this.#conn.settings.startTimeoutMs): Promise<void> {
     const client = this.#conn.client;
-    const subscriber = client instanceof ioredis.Redis ? client.duplicate({ enableOfflineQueue: true, lazyConnect: true }) : client.duplicate(undefined, { enableOfflineQueue: true, lazyConnect: true });
+    const subscriber = subscriberBeside(client);
     subscriber.on('error', () => { /* reported by the main connection; reconnects by itself */ });
     subscriber.on('message', () => this.#tell());
     let connected = false;

@@ -4,7 +4,7 @@ import { ioredis } from './peers.js';
 import { createRedisClient, type AnyRedis } from './client.js';
 import { storeAddress, type ResolvedRedisSettings } from './settings.js';
 import { readyWithin, retryUntil } from './start-deadline.js';
-import { subscribeWithin } from './subscribe-within.js';
+import { subscribeWithin, subscriberBeside } from './subscribe-within.js';
 
 /**
  * Raises a head: `KEYS[1]` is the network's hash (field: the scope), `ARGV` the scope, the head, the
@@ -84,9 +84,7 @@ export class RedisSharedHeads implements SharedHeads {
       retryDelay: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 5), 1000),
     }) as HeadsClient;
     client.defineCommand('tgRaiseHead', { numberOfKeys: 1, lua: RAISE_HEAD });
-    // A subscriber waits for messages: it may queue its SUBSCRIBE until connected. A Cluster client
-    // subscribes through one node and moves the subscription when that node fails.
-    const subscriber: AnyRedis = client instanceof ioredis.Redis ? client.duplicate({ enableOfflineQueue: true, lazyConnect: true }) : client.duplicate(undefined, { enableOfflineQueue: true, lazyConnect: true });
+    const subscriber: AnyRedis = subscriberBeside(client);
     this.#client = client;
     this.#subscriber = subscriber;
     for (const connection of [client, subscriber]) connection.on('error', (error: Error) => this.#logger?.debug({ reason: error.message }, 'shared heads connection error'));

@@ -1,4 +1,27 @@
 import type { AnyRedis } from './client.js';
+import { ioredis } from './peers.js';
+
+/** The channels each single-Redis subscriber made by {@link subscriberBeside} is subscribed to. */
+const channelsOf = new WeakMap<AnyRedis, Set<string>>();
+
+/**
+ * A connection for pub/sub beside `client` (it may queue its SUBSCRIBE until connected). A Cluster
+ * client subscribes through one node and moves the subscription when that node fails. A single Redis's
+ * subscriber (fixed or through Sentinel) is subscribed again after a reconnection here, not by ioredis:
+ * ioredis's own resubscription leaves its command without a handler, so a stop that closes the
+ * connection before Redis answered it ended the process with an unhandled "Connection is closed.".
+ */
+export function subscriberBeside(client: AnyRedis): AnyRedis {
+  if (!(client instanceof ioredis.Redis)) return client.duplicate(undefined, { enableOfflineQueue: true, lazyConnect: true });
+  const subscriber = client.duplicate({ enableOfflineQueue: true, lazyConnect: true, autoResubscribe: false });
+  const channels = new Set<string>();
+  channelsOf.set(subscriber, channels);
+  subscriber.on('ready', () => {
+    // Failed (the connection closed again, or is being closed): the next reconnection tries again.
+    if (channels.size > 0) subscriber.subscribe(...channels).catch(() => undefined);
+  });
+  return subscriber;
+}
 
 /**
  * Connects `subscriber` and subscribes it to `channel`, or fails after `timeoutMs` with a message naming
@@ -14,6 +37,7 @@ export async function subscribeWithin(subscriber: AnyRedis, channel: string, tim
   const work = (async () => {
     await subscriber.connect();
     await subscriber.subscribe(channel);
+    channelsOf.get(subscriber)?.add(channel);
   })();
   // Settled by the disconnect below when it comes late: nobody waits for it then.
   work.catch(() => undefined);
