@@ -12,6 +12,7 @@ import type { ImporterOptions } from 'ipfs-unixfs-importer';
 import type { CID } from 'multiformats/cid';
 import { decodeDagPb, KuboErrorCode, objectJson, parseContentPath } from 'tollgate/plugins/ipfs';
 import { uploadEntries } from './ipfs-multipart.js';
+import { NodePins } from './ipfs-pins.js';
 import { boolOption, endWithStreamError, intOption, KUBO_HEADERS, KuboCommandError, sendKuboError, sendText, write } from './ipfs-wire.js';
 
 /** Bytes of a file `cat` reads from the blockstore ahead of its reader, at most. */
@@ -115,6 +116,7 @@ class Commands {
     private readonly blockstore: Blockstore,
     private readonly fs: UnixFS,
     private readonly objectGet: boolean,
+    private readonly pins?: NodePins,
   ) {}
 
   async version(_search: URLSearchParams, res: ServerResponse): Promise<void> {
@@ -255,6 +257,9 @@ class Commands {
       res.write(`${JSON.stringify({ Name: detail.path ?? '', Bytes: Number(detail.bytesRead) })}\n`);
     };
     const addOptions = { ...options, signal, ...(progress ? { onProgress } : {}) } as Parameters<UnixFS['addAll']>[1];
+    const wrapped = options.wrapWithDirectory === true;
+    // What kubo pins after an add: the wrapping directory, else each top-level file or directory.
+    const roots: CID[] = [];
     try {
       let last: string | undefined;
       for await (const result of fs.addAll(entries(), addOptions)) {
@@ -263,6 +268,7 @@ class Commands {
         const unnamed = result.path === undefined || result.path === '';
         const name = unnamed ? (result.unixfs?.type === 'directory' ? '' : hashed) : result.path;
         const line = `${JSON.stringify({ Name: name, Hash: hashed, Size: String(result.size) })}\n`;
+        if (wrapped ? name === '' : !(name ?? '').includes('/')) roots.push(result.cid);
         if (silent) continue;
         if (quieter) {
           last = line;
@@ -271,6 +277,7 @@ class Commands {
         if (!(await write(res, line))) return;
       }
       if (!started) throw new KuboCommandError('no file in the upload: send multipart/form-data with a file part', KuboErrorCode.Client);
+      if (!onlyHash && boolOption(search.get('pin'), true)) await this.pins?.pinRoots(roots);
       if (last !== undefined && !silent) await write(res, last);
       res.end();
     } catch (error) {
@@ -316,7 +323,8 @@ export async function startIpfsNode(options: IpfsNodeOptions): Promise<IpfsNode>
   // node nobody adds to leaves nothing behind.
   if (existsSync(options.dataDir)) await blockstore.open();
   const fs = unixfs({ blockstore });
-  const commands = new Commands(blockstore, fs, options.objectGet ?? true);
+  const pins = await NodePins.open(options.dataDir, blockstore);
+  const commands = new Commands(blockstore, fs, options.objectGet ?? true, pins);
   const inFlight = new Set<AbortController>();
   const sockets = new Set<Socket>();
 
@@ -324,7 +332,7 @@ export async function startIpfsNode(options: IpfsNodeOptions): Promise<IpfsNode>
     const url = new URL(req.url ?? '/', 'http://node');
     const command = url.pathname.startsWith('/api/v0/') ? url.pathname.slice('/api/v0/'.length) : undefined;
     const known = command === 'add' || command === 'cat' || command === 'object/get' || command === 'block/get' || command === 'block/stat' || command === 'version' || (command?.startsWith('object/') === true && !(options.objectGet ?? true));
-    if (!known) return sendText(res, 404, '404 page not found\n');
+    if (!known && !pins.serves(command)) return sendText(res, 404, '404 page not found\n');
     if (req.method !== 'POST') return sendText(res, 405, '405 - Method Not Allowed\n', { allow: 'OPTIONS, POST' });
     if (command !== 'add') req.resume();
     const abort = new AbortController();
@@ -333,6 +341,7 @@ export async function startIpfsNode(options: IpfsNodeOptions): Promise<IpfsNode>
     inFlight.add(abort);
     res.once('close', () => abort.abort());
     try {
+      if (pins.serves(command)) return await pins.serve(command!, url.searchParams, res, abort.signal);
       switch (command) {
         case 'version': return await commands.version(url.searchParams, res);
         case 'cat': return await commands.cat(url.searchParams, res, abort.signal);
