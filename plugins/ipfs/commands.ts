@@ -1,6 +1,7 @@
 import { Errors, GatewayError, type JsonSchema, type LimitsInput, type MethodDefinition } from '../../core/plugin-api.js';
 import { parseContentPath } from './content-path.js';
 import { IPFS_REQUEST } from './context-keys.js';
+import { PIN_COMMANDS } from './pin-commands.js';
 
 /** Whether a command reads content or writes it: each kind has its own request-rate limit. */
 export type CommandKind = 'read' | 'write';
@@ -15,6 +16,12 @@ export interface IpfsCommand {
   readonly argument?: string;
   /** Whether the argument may repeat. */
   readonly variadic?: boolean;
+  /** How many arguments it takes, when not one (or one or more, `variadic`): `pin/ls` none or more, `pin/update` two. */
+  readonly argumentCount?: { readonly min: number; readonly max: number };
+  /** Whether it takes a multipart body (default: writes do); `pin/add` writes without one. */
+  readonly body?: boolean;
+  /** Credits a call costs (default 0: the request-rate limits bound the API instead). */
+  readonly credits?: number;
   /** The options (query parameters) the gateway checks; others are forwarded unchecked, as kubo accepts them. */
   readonly options: Readonly<Record<string, JsonSchema>>;
   /** Whether the answer is streamed to the client (else it is read whole, and small). */
@@ -96,6 +103,7 @@ export const IPFS_COMMANDS: readonly IpfsCommand[] = [
     stream: false,
     description: 'The upstream node\'s version.',
   },
+  ...PIN_COMMANDS,
 ];
 
 /** The command named `name`, if the API has one. */
@@ -123,11 +131,13 @@ function badRequest(message: string): GatewayError {
 function checkArguments(command: IpfsCommand): (input: LimitsInput) => undefined {
   return ({ params, ctx }) => {
     const [args] = params as [string[], Record<string, string>];
+    const count = command.argumentCount;
     if (command.argument === undefined) {
       if (args.length > 0) throw badRequest(`${command.name} takes no argument`);
     } else {
-      if (args.length === 0) throw badRequest(`argument "${command.argument}" is required`);
-      if (!command.variadic && args.length > 1) throw badRequest(`${command.name} takes one argument "${command.argument}", got ${args.length}`);
+      if (args.length < (count?.min ?? 1)) throw badRequest(`argument "${command.argument}" is required`);
+      if (count !== undefined && args.length > count.max) throw badRequest(`${command.name} takes at most ${count.max} arguments, got ${args.length}`);
+      if (count === undefined && !command.variadic && args.length > 1) throw badRequest(`${command.name} takes one argument "${command.argument}", got ${args.length}`);
       for (const arg of args) {
         try {
           parseContentPath(arg);
@@ -136,7 +146,7 @@ function checkArguments(command: IpfsCommand): (input: LimitsInput) => undefined
         }
       }
     }
-    if (command.kind === 'write') {
+    if (command.body ?? command.kind === 'write') {
       const type = ctx.state.get(IPFS_REQUEST)?.contentType ?? '';
       if (!/^multipart\/form-data\s*;.*boundary=/i.test(type)) throw badRequest(`${command.name} takes a multipart/form-data body with a boundary`);
     }
@@ -144,13 +154,13 @@ function checkArguments(command: IpfsCommand): (input: LimitsInput) => undefined
   };
 }
 
-/** The command as a method of the `ipfs` family: offered on the `ipfs` transport only, charged no credits (the API has request-rate limits instead). */
+/** The command as a method of the `ipfs` family: offered on the `ipfs` transport only, charged its `credits` (most cost none: the API has request-rate limits instead). */
 export function commandMethod(command: IpfsCommand, options: { addTimeoutMs: number; transport: string }): MethodDefinition {
   return {
     name: command.name,
     params: paramsSchema(command),
     paramNames: ['arg', 'options'],
-    credits: 0,
+    credits: command.credits ?? 0,
     // An upload is consumed by the first upstream that reads it: it cannot be sent again.
     idempotent: command.kind !== 'write',
     transports: [options.transport],

@@ -191,6 +191,9 @@ export class IpfsTransport implements Transport {
       case Errors.RATE_LIMITED:
       case Errors.CREDITS_EXHAUSTED:
         return { status: error.httpStatus, headers: {}, body: body(KuboErrorCode.RateLimited) };
+      case Errors.STORAGE_LIMIT_REACHED:
+        // A plan's allowance, like its credits: 402; kubo's Forbidden code, the name in `X-Tollgate-Error`.
+        return { status: 402, headers: {}, body: body(KuboErrorCode.Forbidden) };
       case Errors.BODY_TOO_LARGE:
         return { status: 413, headers: {}, body: body(KuboErrorCode.Client) };
       default:

@@ -1,0 +1,178 @@
+import { PassThrough } from 'node:stream';
+import { createUpstreamSender } from '../../../core/upstream-api.js';
+import { ContextKey, keyOf, replyOf, step, Tokens, type GatewayError, type PinStore, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
+import { IPFS_REQUEST } from '../context-keys.js';
+import { isIpfsNetwork } from '../family.js';
+import { kuboErrorReply } from '../kubo-errors.js';
+import { NodePinRequests } from '../node-pins.js';
+import type { ResolvedIpfsSettings } from '../settings.js';
+import { storageLimitReached } from '../storage-limit.js';
+import { flag, storageLimitOf } from './pins.js';
+
+/** The stage that refuses an `add` of a key already at its storage allowance, before the upload is read; after `route`. */
+export const ADD_QUOTA_STAGE = 'ipfsAddQuota';
+/** The stage that records what an `add` pinned as the key's own, with its size; after `dispatch`. */
+export const ADD_PINS_STAGE = 'ipfsAddPins';
+
+/** How the client asked `add` to answer, when the gateway asked the node for every line (it needs the roots). */
+interface AddOutput {
+  readonly quieter: boolean;
+  readonly silent: boolean;
+  readonly wrapped: boolean;
+}
+
+/** Set by the quota stage on an `add` that pins: the gateway records its roots after `dispatch`. */
+const ADD_OUTPUT = new ContextKey<AddOutput>('ipfs.addOutput');
+
+/** One line of kubo's `add` answer: a file or directory added (`Hash`), or a progress event (`Bytes`). */
+interface AddLine {
+  readonly Name?: string;
+  readonly Hash?: string;
+  readonly Size?: string;
+}
+
+/** What `add` pinned: the wrapping directory, else each top-level file or directory (kubo's rule). */
+function isRoot(line: AddLine, wrapped: boolean): boolean {
+  const name = line.Name ?? '';
+  return wrapped ? name === '' : !name.includes('/');
+}
+
+async function* lines(body: NodeJS.ReadableStream): AsyncGenerator<string> {
+  let rest = '';
+  for await (const chunk of body as AsyncIterable<Buffer | string>) {
+    rest += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    let end: number;
+    while ((end = rest.indexOf('\n')) !== -1) {
+      yield rest.slice(0, end + 1);
+      rest = rest.slice(end + 1);
+    }
+  }
+  if (rest !== '') yield `${rest}\n`;
+}
+
+function parsed(line: string): AddLine {
+  try {
+    return JSON.parse(line) as AddLine;
+  } catch {
+    return {};
+  }
+}
+
+function streamError(reply: UpstreamReply): string | undefined {
+  const sent = reply.trailers?.['x-stream-error'];
+  const message = Array.isArray(sent) ? sent[0] : sent;
+  return message === undefined || message === '' ? undefined : message;
+}
+
+/** Records the roots of an `add` as the key's pins; on a refusal, undoes this add's records and node pins, and returns the error. */
+async function record(ctx: RequestContext, store: PinStore, node: NodePinRequests, limit: number | undefined, roots: readonly AddLine[], now: number): Promise<GatewayError | undefined> {
+  const keyId = keyOf(ctx).id;
+  const added: string[] = [];
+  for (const root of roots) {
+    const cid = root.Hash!;
+    const bytes = Number(root.Size ?? 0);
+    const name = root.Name === undefined || root.Name === '' || root.Name === cid ? undefined : root.Name;
+    const outcome = await store.add({ keyId, cid, ...(name === undefined ? {} : { name }), bytes, createdAt: now }, limit);
+    if (outcome.ok) {
+      if (outcome.added) added.push(cid);
+      continue;
+    }
+    // The node pinned the whole add: what this add alone pins there is unpinned again.
+    for (const cid of added) await store.remove(keyId, cid);
+    for (const undo of [...added, ...roots.slice(roots.indexOf(root)).map((r) => r.Hash!)]) {
+      if ((await store.get(keyId, undo)) !== undefined || (await store.pinnedByOthers(keyId, undo))) continue;
+      await node.unpin(ctx, undo);
+    }
+    return storageLimitReached(limit!, outcome.storedBytes, bytes);
+  }
+  return undefined;
+}
+
+/**
+ * `add` within the plan's `storageBytes`, its pins the key's own. Before `dispatch`: a key whose pins
+ * already fill its allowance is refused before its upload is read, and the node is asked for every line of
+ * the answer (`quieter` and `silent` are applied by the gateway), since the roots are what gets recorded.
+ * After: each root (the wrapping directory, else each top-level entry) is recorded with its DAG size, the
+ * allowance checked atomically; an add that would pass it is undone (its new pins removed from the node
+ * unless another key pins the same content) and refused. The answer is held until then, so a refusal is
+ * kubo's error answer (HTTP 402); with `progress=true` progress events flow at once, and a refusal comes
+ * in the `X-Stream-Error` trailer.
+ */
+export function addPinsStages(settings: ResolvedIpfsSettings): StageDefinition[] {
+  let store: PinStore | undefined;
+  const applies = (ctx: RequestContext): boolean => ctx.call.method === 'add' && isIpfsNetwork(ctx.network) && ctx.state.has(IPFS_REQUEST);
+  return [
+    {
+      name: ADD_QUOTA_STAGE,
+      after: 'route',
+      create: (deps) => {
+        const pins = (): PinStore => (store ??= deps.container.resolve(Tokens.PinStore));
+        return step((ctx) => {
+          if (!applies(ctx) || ctx.reply !== undefined) return;
+          const [args, options] = ctx.params as [string[], Record<string, string>];
+          if (!flag(options, ['pin'], true) || flag(options, ['only-hash', 'n'], false)) return;
+          const output: AddOutput = { quieter: flag(options, ['quieter', 'Q'], false), silent: flag(options, ['silent'], false), wrapped: flag(options, ['wrap-with-directory', 'w'], false) };
+          const { quieter: _q, Q: _Q, silent: _s, ...rest } = options;
+          ctx.params = [args, rest];
+          ctx.rewritten = true;
+          ctx.state.set(ADD_OUTPUT, output);
+          const limit = storageLimitOf(ctx, settings);
+          if (limit === undefined) return;
+          return Promise.resolve(pins().storedBytes(keyOf(ctx).id)).then((stored) => {
+            if (stored >= limit) throw storageLimitReached(limit, stored);
+          });
+        });
+      },
+    },
+    {
+      name: ADD_PINS_STAGE,
+      after: 'dispatch',
+      create: (deps) => {
+        const pins = (): PinStore => (store ??= deps.container.resolve(Tokens.PinStore));
+        const node = new NodePinRequests(createUpstreamSender(deps));
+        return step((ctx) => {
+          const output = ctx.state.get(ADD_OUTPUT);
+          if (!applies(ctx) || output === undefined) return;
+          const reply = replyOf(ctx);
+          if (reply.status !== 200 || reply.body instanceof Uint8Array) return;
+          const limit = storageLimitOf(ctx, settings);
+          const entries: string[] = [];
+          const roots: AddLine[] = [];
+          const shown = (): string => (output.silent ? '' : output.quieter ? entries.slice(-1).join('') : entries.join(''));
+          const collect = async (onProgress?: (line: string) => void): Promise<GatewayError | string | undefined> => {
+            for await (const line of lines(reply.body as NodeJS.ReadableStream)) {
+              const entry = parsed(line);
+              if (entry.Hash === undefined) {
+                onProgress?.(line);
+                continue;
+              }
+              entries.push(line);
+              if (isRoot(entry, output.wrapped)) roots.push(entry);
+            }
+            const failed = streamError(reply);
+            if (failed !== undefined) return failed;
+            return record(ctx, pins(), node, limit, roots, deps.clock.now());
+          };
+          const { trailers: _trailers, ...head } = reply;
+          if (!flag((ctx.params as [string[], Record<string, string>])[1], ['progress', 'p'], false)) {
+            return collect().then((outcome) => {
+              if (typeof outcome === 'string') ctx.reply = kuboErrorReply(outcome);
+              else if (outcome !== undefined) throw outcome;
+              else ctx.reply = { ...head, body: Buffer.from(shown()) };
+            });
+          }
+          // Progress events keep a long upload's client informed: they pass at once, the entries at the end.
+          const out = new PassThrough();
+          ctx.reply = { ...head, body: out };
+          collect((line) => out.write(line)).then(
+            (outcome) => {
+              if (outcome === undefined) out.end(shown());
+              else out.destroy(new Error(typeof outcome === 'string' ? outcome : outcome.message));
+            },
+            (error: unknown) => out.destroy(error instanceof Error ? error : new Error(String(error))),
+          );
+        });
+      },
+    },
+  ];
+}
