@@ -1,0 +1,147 @@
+import t from 'tap';
+import { create, type KuboRPCClient } from 'kubo-rpc-client';
+import { request } from 'undici';
+import { admin } from '../plugins/admin/index.js';
+import { basic, startIpfsGateway } from './helpers/ipfs-gateway.js';
+
+// Pins that belong to a key, and storage by plan, through the gateway with kubo-rpc-client, the
+// embedded node behind it: each key sees and removes only its own pins, the node keeps content while any
+// key pins it, and a key past its plan's storageBytes is refused in kubo's error shape.
+
+const ADMIN_TOKEN = 'admin-token-for-pin-tests-0123456789';
+const STARTER_BYTES = 100;
+const KEYS = {
+  a: { key: 'pins-test-key-a-0001', secret: 'pins-test-secret-a', id: 'pins-a', plan: 'growth' },
+  b: { key: 'pins-test-key-b-0001', secret: 'pins-test-secret-b', id: 'pins-b', plan: 'growth' },
+  c: { key: 'pins-test-key-c-0001', secret: 'pins-test-secret-c', id: 'pins-c', plan: 'starter' },
+};
+
+const gw = await startIpfsGateway({
+  config: {
+    keys: Object.values(KEYS),
+    plans: { starter: { dailyCredits: 1_000_000, creditsPerSecond: 1_000, failover: false } },
+    plugins: {
+      ipfs: { plans: { core: false, starter: { readsPerSecond: 50, writesPerSecond: 50, storageBytes: STARTER_BYTES } } },
+      admin: { token: ADMIN_TOKEN },
+    },
+  },
+  plugins: [admin()],
+});
+t.teardown(() => gw.close());
+
+function clientOf(key: { key: string; secret: string }): KuboRPCClient {
+  return create({ url: gw.api, headers: { authorization: basic(key.key, key.secret) } });
+}
+const a = clientOf(KEYS.a);
+const b = clientOf(KEYS.b);
+const c = clientOf(KEYS.c);
+const node = create({ url: `${gw.devnet.helia.instance()!.url}/api/v0` });
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+async function pinsOf(client: KuboRPCClient): Promise<string[]> {
+  const cids: string[] = [];
+  for await (const pin of client.pin.ls()) cids.push(pin.cid.toString());
+  return cids.sort();
+}
+
+async function catText(client: KuboRPCClient, cid: string): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of client.cat(cid)) chunks.push(chunk);
+  return Buffer.concat(chunks).toString();
+}
+
+async function adminGet(path: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await request(`${gw.origin}/admin/v1${path}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
+}
+
+t.test('what add pins is the caller\'s: B\'s pin.ls does not show A\'s pins', async (t) => {
+  const ofA = await a.add(bytes('only for A\n'));
+  const ofB = await b.add(bytes('only for B\n'));
+  const aPins = await pinsOf(a);
+  t.ok(aPins.includes(ofA.cid.toString()), 'A lists what it added');
+  t.notOk(aPins.includes(ofB.cid.toString()), 'A does not list B\'s');
+  const bPins = await pinsOf(b);
+  t.ok(bPins.includes(ofB.cid.toString()), 'B lists what it added');
+  t.notOk(bPins.includes(ofA.cid.toString()), 'B does not list A\'s');
+  for await (const pin of a.pin.ls({ paths: [ofA.cid] })) t.equal(pin.type, 'recursive', 'pins are recursive');
+  await t.rejects(async () => {
+    for await (const _ of b.pin.ls({ paths: [ofA.cid] })) t.fail('B got an entry for A\'s pin');
+  }, { message: new RegExp(`path '${ofA.cid.toString()}' is not pinned`) }, 'asked by CID, A\'s pin is not B\'s');
+  t.ok((await pinsOf(node)).includes(ofA.cid.toString()), 'the node pins it');
+});
+
+t.test('pin.add, and B\'s pin.rm of A\'s CID leaves A\'s pin listed and its content readable', async (t) => {
+  const { cid } = await a.add(bytes('kept by A\n'));
+  t.same((await b.pin.add(cid)).toString(), cid.toString(), 'B pins the same content');
+  t.ok((await pinsOf(b)).includes(cid.toString()));
+
+  t.same((await b.pin.rm(cid)).toString(), cid.toString(), 'B removes its own pin');
+  t.notOk((await pinsOf(b)).includes(cid.toString()), 'gone from B\'s list');
+  t.ok((await pinsOf(a)).includes(cid.toString()), 'still in A\'s list');
+  t.ok((await pinsOf(node)).includes(cid.toString()), 'the node still pins it: A does');
+  t.equal(await catText(b, cid.toString()), 'kept by A\n', 'readable');
+
+  await t.rejects(b.pin.rm(cid), { message: /not pinned/ }, 'B cannot remove A\'s pin');
+  t.ok((await pinsOf(a)).includes(cid.toString()), 'A\'s pin stays after B\'s attempt');
+  t.ok((await pinsOf(node)).includes(cid.toString()), 'and the node\'s');
+
+  await a.pin.rm(cid);
+  t.notOk((await pinsOf(a)).includes(cid.toString()), 'A removes it');
+  t.notOk((await pinsOf(node)).includes(cid.toString()), 'no key pins it: the node unpins it');
+});
+
+t.test('pin.update moves the caller\'s pin only', async (t) => {
+  const from = (await a.add(bytes('version 1\n'))).cid;
+  const to = (await a.add(bytes('version 2\n'), { pin: false })).cid;
+  t.notOk((await pinsOf(a)).includes(to.toString()), 'pin=false: not pinned');
+  await b.pin.add(from);
+  await t.rejects(b.pin.update(to, from), { message: /was not recursively pinned/ }, 'B cannot move a pin it does not hold');
+
+  t.same((await a.pin.update(from, to)).map(String), [from.toString(), to.toString()]);
+  const aPins = await pinsOf(a);
+  t.ok(aPins.includes(to.toString()) && !aPins.includes(from.toString()), 'A\'s pin moved');
+  t.ok((await pinsOf(b)).includes(from.toString()), 'B\'s pin of the old CID stays');
+  const nodePins = await pinsOf(node);
+  t.ok(nodePins.includes(from.toString()) && nodePins.includes(to.toString()), 'the node keeps the old content for B and pins the new');
+});
+
+t.test('a key past its plan\'s storageBytes is refused, and its stored bytes are shown', async (t) => {
+  // "hello world\n" is one 20-byte block; 92 bytes of text make a 100-byte block.
+  const hello = await c.add(bytes('hello world\n'));
+  t.equal(hello.size, 20);
+  const big = 'x'.repeat(92);
+  await t.rejects(c.add(bytes(big)), { message: /storage limit reached/ }, 'add: 20 + 100 bytes pass the 100 allowed');
+  const res = await request(`${gw.api}/add`, {
+    method: 'POST',
+    headers: { authorization: basic(KEYS.c.key, KEYS.c.secret), 'content-type': 'multipart/form-data; boundary=X' },
+    body: `--X\r\nContent-Disposition: form-data; name="file"; filename="f"\r\nContent-Type: application/octet-stream\r\n\r\n${big}\r\n--X--\r\n`,
+  });
+  t.equal(res.statusCode, 402, 'HTTP 402');
+  t.equal(res.headers['x-tollgate-error'], 'STORAGE_LIMIT_REACHED', 'the stable code');
+  const body = (await res.body.json()) as { Message: string; Code: number; Type: string };
+  t.match(body, { Message: /^storage limit reached: the plan allows 100 bytes pinned, the key has 20, adding 100$/, Code: 4, Type: 'error' }, 'kubo\'s error shape');
+
+  t.same(await pinsOf(c), [hello.cid.toString()], 'nothing of the refused adds is the key\'s');
+  const bigCid = (await node.add(bytes(big), { onlyHash: true })).cid.toString();
+  t.notOk((await pinsOf(node)).includes(bigCid), 'nor pinned on the node');
+
+  const unpinned = await c.add(bytes(big), { pin: false });
+  t.equal(unpinned.cid.toString(), bigCid);
+  await t.rejects(c.pin.add(unpinned.cid), { message: /storage limit reached/ }, 'pin.add is refused too');
+
+  const fits = await c.add(bytes('IPFS\n'));
+  t.equal(fits.size, 13, 'what still fits is stored');
+  const key = await adminGet('/keys/pins-c');
+  t.equal(key.status, 200);
+  t.same(key.body.storage, { bytes: 33, pins: 2 }, 'the admin API shows the key\'s stored bytes');
+  const pins = await adminGet('/keys/pins-c/pins');
+  t.same((pins.body.pins as Array<{ cid: string; bytes: number }>).map((p) => [p.cid, p.bytes]), [[hello.cid.toString(), 20], [fits.cid.toString(), 13]]);
+
+  await c.pin.rm(hello.cid);
+  await c.pin.rm(fits.cid);
+  t.same((await adminGet('/keys/pins-c')).body.storage, { bytes: 0, pins: 0 }, 'removing pins frees their bytes');
+  t.equal((await c.pin.add(unpinned.cid)).toString(), bigCid, 'the 100-byte DAG now fits, exactly');
+  t.same((await adminGet('/keys/pins-c')).body.storage, { bytes: 100, pins: 1 });
+  await t.rejects(c.add(bytes('one more\n')), { message: /^storage limit reached: the plan allows 100 bytes pinned, the key has 100$/ }, 'a key at its allowance is refused before its upload is read');
+});
