@@ -1,4 +1,4 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { createUpstreamSender } from '../../../core/upstream-api.js';
 import { ContextKey, keyOf, replyOf, step, Tokens, type GatewayError, type PinStore, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
 import { IPFS_REQUEST } from '../context-keys.js';
@@ -158,7 +158,8 @@ export function addPinsStages(settings: ResolvedIpfsSettings): StageDefinition[]
             return collect().then((outcome) => {
               if (typeof outcome === 'string') ctx.reply = kuboErrorReply(outcome);
               else if (outcome !== undefined) throw outcome;
-              else ctx.reply = { ...head, body: Buffer.from(shown()) };
+              // Still a stream, so the answer keeps kubo's chunked form and its `Trailer: X-Stream-Error`.
+              else ctx.reply = { ...head, body: Readable.from([Buffer.from(shown())]) };
             });
           }
           // Progress events keep a long upload's client informed: they pass at once, the entries at the end.
