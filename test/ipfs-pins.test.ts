@@ -21,7 +21,8 @@ const gw = await startIpfsGateway({
     keys: Object.values(KEYS),
     plans: { starter: { dailyCredits: 1_000_000, creditsPerSecond: 1_000, failover: false } },
     plugins: {
-      ipfs: { plans: { core: false, starter: { readsPerSecond: 50, writesPerSecond: 50, storageBytes: STARTER_BYTES } } },
+      // Three keys start at once from one address: the refusal budget of secret checks lets them all in.
+      ipfs: { secretChecksPerSourcePerSecond: 50, secretChecksPerSecond: 50, plans: { core: false, starter: { readsPerSecond: 50, writesPerSecond: 50, storageBytes: STARTER_BYTES } } },
       admin: { token: ADMIN_TOKEN },
     },
   },
@@ -104,6 +105,20 @@ t.test('pin.update moves the caller\'s pin only', async (t) => {
   t.ok((await pinsOf(b)).includes(from.toString()), 'B\'s pin of the old CID stays');
   const nodePins = await pinsOf(node);
   t.ok(nodePins.includes(from.toString()) && nodePins.includes(to.toString()), 'the node keeps the old content for B and pins the new');
+});
+
+t.test('an upload larger than what is left of the allowance is cut short, not stored whole', async (t) => {
+  // 20 bytes pinned of 100: the upload may carry 80 bytes and the multipart framing allowance (1 MiB).
+  const hello = await c.add(bytes('hello world\n'));
+  const large = new Uint8Array(4 * 1024 * 1024).map((_, i) => (i * 7919) % 251);
+  const root = (await node.add(large, { onlyHash: true })).cid;
+  await t.rejects(c.add(large), { message: /^storage limit reached: the plan allows 100 bytes pinned, the key has 20$/ }, 'refused with the storage error');
+  await t.rejects(node.block.stat(root), { message: /not found/ }, 'the node never got the whole file: its root block was never written');
+  t.same(await pinsOf(c), [hello.cid.toString()], 'nothing recorded');
+  const small = new Uint8Array(512 * 1024).map((_, i) => (i * 31) % 253);
+  await t.rejects(c.add(small), { message: /^storage limit reached: the plan allows 100 bytes pinned, the key has 20, adding 524/ }, 'within the framing allowance the node takes it, and the exact weight refuses it');
+  t.notOk((await pinsOf(node)).includes((await node.add(small, { onlyHash: true })).cid.toString()), 'and the node unpins it');
+  await c.pin.rm(hello.cid);
 });
 
 t.test('a key past its plan\'s storageBytes is refused, and its stored bytes are shown', async (t) => {

@@ -8,6 +8,7 @@ import { NodePinRequests } from '../node-pins.js';
 import type { ResolvedIpfsSettings } from '../settings.js';
 import { storageLimitReached } from '../storage-limit.js';
 import { flag, storageLimitOf } from './pins.js';
+import { boundUpload, UPLOAD_FRAMING_BYTES, type BoundedUpload } from '../upload-bound.js';
 
 /** The stage that refuses an `add` of a key already at its storage allowance, before the upload is read; after `route`. */
 export const ADD_QUOTA_STAGE = 'ipfsAddQuota';
@@ -23,6 +24,9 @@ interface AddOutput {
 
 /** Set by the quota stage on an `add` that pins: the gateway records its roots after `dispatch`. */
 const ADD_OUTPUT = new ContextKey<AddOutput>('ipfs.addOutput');
+
+/** Set by the quota stage on an `add` of a key with a storage allowance: the upload, bounded by what is left of it. */
+const ADD_UPLOAD = new ContextKey<{ readonly upload: BoundedUpload; readonly limit: number; readonly stored: number }>('ipfs.addUpload');
 
 /** One line of kubo's `add` answer: a file or directory added (`Hash`), or a progress event (`Bytes`). */
 interface AddLine {
@@ -64,6 +68,15 @@ function streamError(reply: UpstreamReply): string | undefined {
   return message === undefined || message === '' ? undefined : message;
 }
 
+/** Has the node unpin `cids` where neither the key nor another key pins them (what a refused add alone pinned). */
+async function unpinUnowned(ctx: RequestContext, store: PinStore, node: NodePinRequests, cids: readonly string[]): Promise<void> {
+  const keyId = keyOf(ctx).id;
+  for (const cid of cids) {
+    if ((await store.get(keyId, cid)) !== undefined || (await store.pinnedByOthers(keyId, cid))) continue;
+    await node.unpin(ctx, cid);
+  }
+}
+
 /** Records the roots of an `add` as the key's pins; on a refusal, undoes this add's records and node pins, and returns the error. */
 async function record(ctx: RequestContext, store: PinStore, node: NodePinRequests, limit: number | undefined, roots: readonly AddLine[], now: number): Promise<GatewayError | undefined> {
   const keyId = keyOf(ctx).id;
@@ -79,10 +92,7 @@ async function record(ctx: RequestContext, store: PinStore, node: NodePinRequest
     }
     // The node pinned the whole add: what this add alone pins there is unpinned again.
     for (const cid of added) await store.remove(keyId, cid);
-    for (const undo of [...added, ...roots.slice(roots.indexOf(root)).map((r) => r.Hash!)]) {
-      if ((await store.get(keyId, undo)) !== undefined || (await store.pinnedByOthers(keyId, undo))) continue;
-      await node.unpin(ctx, undo);
-    }
+    await unpinUnowned(ctx, store, node, [...added, ...roots.slice(roots.indexOf(root)).map((r) => r.Hash!)]);
     return storageLimitReached(limit!, outcome.storedBytes, bytes);
   }
   return undefined;
@@ -120,6 +130,12 @@ export function addPinsStages(settings: ResolvedIpfsSettings): StageDefinition[]
           if (limit === undefined) return;
           return Promise.resolve(pins().storedBytes(keyOf(ctx).id)).then((stored) => {
             if (stored >= limit) throw storageLimitReached(limit, stored);
+            const request = ctx.state.get(IPFS_REQUEST);
+            if (request?.body === undefined) return;
+            // An upload that cannot fit is cut long before its end, not stored whole and then refused.
+            const upload = boundUpload(request.body, limit - stored + UPLOAD_FRAMING_BYTES);
+            ctx.state.replace(IPFS_REQUEST, { ...request, body: upload.body });
+            ctx.state.set(ADD_UPLOAD, { upload, limit, stored });
           });
         });
       },
@@ -134,7 +150,15 @@ export function addPinsStages(settings: ResolvedIpfsSettings): StageDefinition[]
           const output = ctx.state.get(ADD_OUTPUT);
           if (!applies(ctx) || output === undefined) return;
           const reply = replyOf(ctx);
-          if (reply.status !== 200 || reply.body instanceof Uint8Array) return;
+          const bounded = ctx.state.get(ADD_UPLOAD);
+          const cut = (): GatewayError | undefined => (bounded?.upload.exceeded() === true ? storageLimitReached(bounded.limit, bounded.stored) : undefined);
+          if (reply.status !== 200 || reply.body instanceof Uint8Array) {
+            // The node refused the truncated upload: the refusal is the allowance's, not the node's.
+            const refusal = cut();
+            if (refusal === undefined) return;
+            (reply.body as { destroy?: () => void }).destroy?.();
+            throw refusal;
+          }
           const limit = storageLimitOf(ctx, settings);
           const entries: string[] = [];
           const roots: AddLine[] = [];
@@ -150,7 +174,13 @@ export function addPinsStages(settings: ResolvedIpfsSettings): StageDefinition[]
               if (isRoot(entry, output.wrapped)) roots.push(entry);
             }
             const failed = streamError(reply);
-            if (failed !== undefined) return failed;
+            if (failed !== undefined) return cut() ?? failed;
+            const refusal = cut();
+            if (refusal !== undefined) {
+              // A node that took the truncated upload as whole: what it pinned is not the key's.
+              await unpinUnowned(ctx, pins(), node, roots.map((r) => r.Hash!));
+              return refusal;
+            }
             return record(ctx, pins(), node, limit, roots, deps.clock.now());
           };
           const { trailers: _trailers, ...head } = reply;
