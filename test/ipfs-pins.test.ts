@@ -72,6 +72,36 @@ t.test('what add pins is the caller\'s: B\'s pin.ls does not show A\'s pins', as
   t.ok((await pinsOf(node)).includes(ofA.cid.toString()), 'the node pins it');
 });
 
+t.test('add records its roots: the wrapping directory, else each top-level entry, with progress and quieter too', async (t) => {
+  const files = [
+    { path: 'site/index.html', content: bytes('<h1>hi</h1>\n') },
+    { path: 'site/about.html', content: bytes('<p>about</p>\n') },
+  ];
+  const wrapped = [];
+  for await (const entry of a.addAll(files, { wrapWithDirectory: true })) wrapped.push(entry);
+  const wrapper = wrapped.find((e) => e.path === '')!;
+  const site = wrapped.find((e) => e.path === 'site')!;
+  const aPins = await pinsOf(a);
+  t.ok(aPins.includes(wrapper.cid.toString()), 'the wrapping directory is pinned');
+  t.notOk(aPins.includes(site.cid.toString()), 'what it holds is pinned through it, not on its own');
+
+  let progressed = 0;
+  const withProgress = await a.add(bytes('added with progress events\n'), { progress: () => void progressed++ });
+  t.ok(progressed > 0, 'progress events came');
+  t.ok((await pinsOf(a)).includes(withProgress.cid.toString()), 'an add with progress=true is recorded too');
+
+  const upload = '--X\r\nContent-Disposition: form-data; name="file"; filename="one.txt"\r\nContent-Type: application/octet-stream\r\n\r\nfirst file\n\r\n'
+    + '--X\r\nContent-Disposition: form-data; name="file"; filename="two.txt"\r\nContent-Type: application/octet-stream\r\n\r\nsecond file\n\r\n--X--\r\n';
+  const res = await request(`${gw.api}/add?quieter=true`, { method: 'POST', headers: { authorization: basic(KEYS.a.key, KEYS.a.secret), 'content-type': 'multipart/form-data; boundary=X' }, body: upload });
+  t.equal(res.statusCode, 200);
+  const lines = (await res.body.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as { Name: string; Hash: string });
+  t.same(lines.map((l) => l.Name), ['two.txt'], 'quieter: the last entry only, as the client asked');
+  const named = new Map<string, string | undefined>();
+  for await (const pin of a.pin.ls({ names: true })) named.set(pin.cid.toString(), pin.name);
+  t.equal(named.get(lines[0]!.Hash), 'two.txt', 'each top-level file is pinned, named by its path');
+  t.equal([...named.values()].filter((n) => n === 'one.txt').length, 1, 'the one the answer left out too');
+});
+
 t.test('pin.add, and B\'s pin.rm of A\'s CID leaves A\'s pin listed and its content readable', async (t) => {
   const { cid } = await a.add(bytes('kept by A\n'));
   t.same((await b.pin.add(cid)).toString(), cid.toString(), 'B pins the same content');
