@@ -171,6 +171,19 @@ t.test('a key past its plan\'s storageBytes is refused, and its stored bytes are
   const bigCid = (await node.add(bytes(big), { onlyHash: true })).cid.toString();
   t.notOk((await pinsOf(node)).includes(bigCid), 'nor pinned on the node');
 
+  // With progress=true the answer has begun (200, progress events) when the add is weighed: the
+  // refusal comes in the X-Stream-Error trailer, as kubo reports an error after its output began.
+  const streamed = await request(`${gw.api}/add?progress=true`, {
+    method: 'POST',
+    headers: { authorization: basic(KEYS.c.key, KEYS.c.secret), 'content-type': 'multipart/form-data; boundary=X' },
+    body: `--X\r\nContent-Disposition: form-data; name="file"; filename="f"\r\nContent-Type: application/octet-stream\r\n\r\n${big}\r\n--X--\r\n`,
+  });
+  t.equal(streamed.statusCode, 200);
+  const events = (await streamed.body.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as { Bytes?: number; Hash?: string });
+  t.ok(events.length > 0 && events.every((e) => e.Bytes !== undefined && e.Hash === undefined), 'progress events only, no entry');
+  t.match(streamed.trailers['x-stream-error'], /^storage limit reached: the plan allows 100 bytes pinned, the key has 20, adding 100$/, 'the refusal in the trailer');
+  t.same(await pinsOf(c), [hello.cid.toString()], 'not recorded');
+
   const unpinned = await c.add(bytes(big), { pin: false });
   t.equal(unpinned.cid.toString(), bigCid);
   await t.rejects(c.pin.add(unpinned.cid), { message: /storage limit reached/ }, 'pin.add is refused too');
