@@ -195,6 +195,10 @@ export function addPinsStages(settings: ResolvedIpfsSettings): StageDefinition[]
           // Progress events keep a long upload's client informed: they pass at once, the entries at the end.
           const out = new PassThrough();
           ctx.reply = { ...head, body: out };
+          // A client that goes away ends the node's answer too, as the relay would have.
+          out.once('close', () => {
+            if (!out.writableFinished) (reply.body as { destroy?: () => void }).destroy?.();
+          });
           collect((line) => out.write(line)).then(
             (outcome) => {
               if (outcome === undefined) out.end(shown());
