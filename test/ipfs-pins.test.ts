@@ -202,4 +202,8 @@ t.test('a key past its plan\'s storageBytes is refused, and its stored bytes are
   t.equal((await c.pin.add(unpinned.cid)).toString(), bigCid, 'the 100-byte DAG now fits, exactly');
   t.same((await adminGet('/keys/pins-c')).body.storage, { bytes: 100, pins: 1 });
   await t.rejects(c.add(bytes('one more\n')), { message: /^storage limit reached: the plan allows 100 bytes pinned, the key has 100$/ }, 'a key at its allowance is refused before its upload is read');
+  await t.rejects(c.add(bytes('one more\n'), { pin: false }), { message: /^storage limit reached/ }, 'an unpinned add too: a full key stores nothing more');
+  await t.rejects(c.block.put(bytes('a block\n')), { message: /^storage limit reached/ }, 'nor a block');
+  await t.rejects(c.dag.put({ hello: 'world' }), { message: /^storage limit reached/ }, 'nor a DAG node');
+  t.ok((await c.add(bytes('one more\n'), { onlyHash: true })).cid, 'only-hash stores nothing: still served');
 });
