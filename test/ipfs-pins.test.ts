@@ -134,6 +134,11 @@ t.test('what block.put and dag.put pin, and dag.import\'s roots, are the caller\
   t.equal(aPins.get(rootCid.toString()), rootBytes.length + leaf.length, 'dag/import: the root, weighed with what it links');
   const bPins = await pinsOf(b);
   t.notOk([block, node1, rootCid].some((c) => bPins.includes(c.toString())), 'none of it is B\'s');
+  const nodePins = await pinsOf(node);
+  t.ok([block, node1, rootCid].every((c) => nodePins.includes(c.toString())), 'the node pins them, as kubo does');
+  t.notOk(nodePins.includes(unpinnedBlock.toString()), 'but not the block put without pin');
+  await a.pin.rm(block);
+  t.notOk((await pinsOf(node)).includes(block.toString()), 'A\'s pin.rm unpins it on the node');
 });
 
 t.test('pin.add, and B\'s pin.rm of A\'s CID leaves A\'s pin listed and its content readable', async (t) => {
