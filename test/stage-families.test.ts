@@ -88,5 +88,5 @@ t.test('over WebSocket the same call also passes the two subscription stages', a
 t.test('a file-storage call passes the file-storage stages and none of the cache\'s or subscriptions\'', async (t) => {
   const res = await fetch(`${gw.origin}/ipfs/api/v0/version`, { method: 'POST', headers: { authorization: basic(KEY, SECRET) } });
   t.equal(res.status, 200);
-  t.same(ran.get('ipfs:version'), ['ipfsUnknownKey', 'ipfsCredentials', 'ipfsPlanAccess', 'security', 'ipfsRequestRate', 'ipfsObjectGetRoute', 'ipfsObjectGetFallback']);
+  t.same(ran.get('ipfs:version'), ['ipfsUnknownKey', 'ipfsCredentials', 'ipfsPlanAccess', 'security', 'ipfsRequestRate', 'ipfsObjectGetRoute', 'ipfsPins', 'ipfsAddQuota', 'ipfsObjectGetFallback', 'ipfsAddPins']);
 });

@@ -64,6 +64,11 @@ export const Errors = Object.freeze({
   FORBIDDEN: entry('FORBIDDEN', -33100, 403, 'Forbidden', 'The key is not allowed to make this call; check its settings.'),
   /** Daily credit limit reached (code -33000, HTTP 402). */
   CREDITS_EXHAUSTED: entry('CREDITS_EXHAUSTED', -33000, 402, 'Daily credit limit reached', 'Wait until the balance resets (error.data.resetsAt, 00:00 UTC) or move the key to a larger plan.'),
+  /**
+   * Storage limit reached (code -33002, HTTP 402): what the call would store (a pin, an upload) would take
+   * the key's stored bytes past its plan's allowance.
+   */
+  STORAGE_LIMIT_REACHED: entry('STORAGE_LIMIT_REACHED', -33002, 402, 'Storage limit reached', 'Remove pins the key no longer needs (each frees its bytes) or move the key to a plan with a larger storage allowance. Nothing was stored and the call was not charged.'),
   /** Throughput limit exceeded (code -33200, HTTP 429). */
   RATE_LIMITED: entry('RATE_LIMITED', -33200, 429, 'Throughput limit exceeded', 'Slow down: retry after the Retry-After header\'s seconds.'),
   /** Too many calls of one kind in flight for the key (code -33201, HTTP 429): the key runs the most the gateway allows at once. */

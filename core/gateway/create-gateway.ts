@@ -15,6 +15,7 @@ import { StaticKeyStore } from '../keys/config-key-store.js';
 import { hashSecretSync } from '../keys/secret-hash.js';
 import { MemoryCreditLedger } from '../metering/memory-credit-ledger.js';
 import { MemoryFilterStore } from '../network/memory-filter-store.js';
+import { MemoryPinStore } from '../network/memory-pin-store.js';
 import { MemoryRateLimiter } from '../metering/rate-limiter.js';
 import { FailoverSelector } from '../upstream/failover-selector.js';
 import { MemorySharedHeads } from '../upstream/memory-shared-heads.js';
@@ -168,6 +169,7 @@ export function coreContainer(config: GatewayConfig, clock: Clock, logger: Logge
   container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger, sharedHeads: () => container.resolve(Tokens.SharedHeads) }) });
   container.register(Tokens.UsageRecorder, { useValue: new MemoryUsageRecorder() });
   container.register(Tokens.FilterStore, { useValue: new MemoryFilterStore() });
+  container.register(Tokens.PinStore, { useValue: new MemoryPinStore() });
   container.register(Tokens.DedupMarks, { useValue: new MemoryDedupMarks() });
   return container;
 }

@@ -16,6 +16,7 @@ import type { DedupMarks } from '../metering/dedup-marks.js';
 import type { GatewayRuntime } from './runtime.js';
 import type { CallObserver, UsageRecorder } from '../usage/usage.js';
 import type { FilterStore } from '../network/filter-store.js';
+import type { PinStore } from '../network/pin-store.js';
 
 /**
  * A Tollgate plugin: registers providers (families, transports, stages, stores, embedded upstreams) into
@@ -121,6 +122,8 @@ export const Tokens = Object.freeze({
   CallObserver: Symbol.for('tollgate.CallObserver') as InjectionToken<CallObserver>,
   /** The {@link FilterStore} of the filters the gateway serves itself (default: in memory). */
   FilterStore: Symbol.for('tollgate.FilterStore') as InjectionToken<FilterStore>,
+  /** The {@link PinStore} of the content each key pinned, and its stored bytes (default: in memory). */
+  PinStore: Symbol.for('tollgate.PinStore') as InjectionToken<PinStore>,
   /** The {@link DedupMarks} of calls charged once within a window (default: within the process; a store plugin shares them). */
   DedupMarks: Symbol.for('tollgate.DedupMarks') as InjectionToken<DedupMarks>,
   /** The {@link UsageRecorder} (default: in memory). */

@@ -260,7 +260,7 @@ export class AdminTransport implements Transport {
     if (first === 'keys' && id !== undefined && rest.length === 0) {
       if (action === undefined) {
         allow('GET', 'PATCH', 'DELETE');
-        if (method === 'GET') return { status: 200, body: { key: await manager.get(id), balance: await manager.balance(id) } };
+        if (method === 'GET') return { status: 200, body: { key: await manager.get(id), balance: await manager.balance(id), storage: await manager.storage(id) } };
         if (method === 'DELETE') return { status: 200, body: { key: await manager.revoke(id) } };
         const body = await readJson(req, res, this.#settings.maxBodyBytes);
         const changes = { plan: optionalString(body, 'plan'), label: optionalString(body, 'label'), settings: optionalObject(body, 'settings') };
@@ -273,6 +273,10 @@ export class AdminTransport implements Transport {
       if (action === 'revoke') {
         allow('POST');
         return { status: 200, body: { key: await manager.revoke(id) } };
+      }
+      if (action === 'pins') {
+        allow('GET');
+        return { status: 200, body: { id, storage: await manager.storage(id), pins: await manager.pins(id) } };
       }
       if (action === 'usage' || action === 'traffic') {
         allow('GET');
@@ -328,6 +332,7 @@ export class AdminTransport implements Transport {
       now: () => gateway.clock.now(),
       ...(this.#traffic === undefined ? {} : { traffic: this.#traffic }),
       sections: gateway.container.isRegistered(KeySettingsSectionToken, true) ? gateway.container.resolveAll(KeySettingsSectionToken) : [],
+      pins: gateway.container.resolve(Tokens.PinStore),
     });
     return this.#manager;
   }

@@ -14,6 +14,8 @@ import {
   keyIdOf,
   type GatewayConfig,
   type KeySettingsSection,
+  type PinRecord,
+  type PinStore,
 } from '../../core/plugin-api.js';
 import type { KeyTraffic, TrafficRecorder } from './traffic-recorder.js';
 import { PlanManager } from './plan-manager.js';
@@ -81,6 +83,14 @@ export interface KeyBalance {
   readonly resetsAt: string;
 }
 
+/** What a key keeps pinned (the file-storage API's pins). */
+export interface KeyStorage {
+  /** The total bytes of its pins, what its plan's `storageBytes` bounds. */
+  readonly bytes: number;
+  /** How many pins it has. */
+  readonly pins: number;
+}
+
 /** What a {@link KeyManager} works with. */
 export interface KeyManagerDeps {
   /** The resolved config: its plans, and its keys (listed, read-only). */
@@ -99,6 +109,8 @@ export interface KeyManagerDeps {
   readonly traffic?: TrafficRecorder;
   /** The settings sections plugins own, checked before a key's settings are stored. */
   readonly sections?: readonly KeySettingsSection[];
+  /** The pins of the file-storage API; without it, keys show no storage. */
+  readonly pins?: PinStore;
 }
 
 /** Ids of managed keys: letters, digits, `.`, `_` and `-`, at most 64. */
@@ -236,6 +248,20 @@ export class KeyManager {
     const dailyCredits = await this.#plans.dailyCredits(key.plan);
     const balance = await this.#store(async () => this.#deps.ledger.balance(id, dailyCredits, new Date(this.#deps.now())));
     return { day: balance.day, dailyCredits, used: balance.used, remaining: balance.remaining, resetsAt: balance.resetsAt.toISOString() };
+  }
+
+  /** What a key keeps pinned: its pins' total bytes and their count. */
+  async storage(id: string): Promise<KeyStorage> {
+    const pins = await this.pins(id);
+    return { bytes: pins.reduce((sum, pin) => sum + pin.bytes, 0), pins: pins.length };
+  }
+
+  /** A key's pins, oldest first. */
+  async pins(id: string): Promise<PinRecord[]> {
+    await this.get(id);
+    const store = this.#deps.pins;
+    if (store === undefined) return [];
+    return this.#store(async () => store.list(id));
   }
 
   #configKeys(): KeyView[] {

@@ -1,6 +1,7 @@
 import { Errors, GatewayError, type JsonSchema, type LimitsInput, type MethodDefinition } from '../../core/plugin-api.js';
 import { parseContentPath } from './content-path.js';
 import { IPFS_REQUEST } from './context-keys.js';
+import { PIN_COMMANDS } from './pin-commands.js';
 
 /** Whether a command reads content or writes it (a write takes a multipart upload): each kind has its own request-rate limit. */
 export type CommandKind = 'read' | 'write';
@@ -15,6 +16,10 @@ export interface IpfsCommand {
   readonly argument?: string;
   /** Whether the argument may repeat. */
   readonly variadic?: boolean;
+  /** How many arguments it takes, when not one (or one or more, `variadic`): `pin/ls` none or more, `pin/update` two. */
+  readonly argumentCount?: { readonly min: number; readonly max: number };
+  /** Whether it takes a multipart upload (default: writes do); the pin commands write without one. */
+  readonly body?: boolean;
   /** The options (query parameters) the gateway checks; others are forwarded unchecked, as kubo accepts them. */
   readonly options: Readonly<Record<string, JsonSchema>>;
   /** Whether the answer is streamed to the client (else it is read whole, and small). */
@@ -166,11 +171,17 @@ export const IPFS_COMMANDS: readonly IpfsCommand[] = [
     credits: 10,
     description: 'The upstream node\'s version.',
   },
+  ...PIN_COMMANDS,
 ];
 
 /** The command named `name`, if the API has one. */
 export function ipfsCommand(name: string): IpfsCommand | undefined {
   return IPFS_COMMANDS.find((c) => c.name === name);
+}
+
+/** Whether `command` takes a multipart upload (every write but the pin commands). */
+export function takesUpload(command: IpfsCommand | undefined): boolean {
+  return command !== undefined && (command.body ?? command.kind === 'write');
 }
 
 function paramsSchema(command: IpfsCommand): JsonSchema {
@@ -193,11 +204,13 @@ function badRequest(message: string): GatewayError {
 function checkArguments(command: IpfsCommand): (input: LimitsInput) => undefined {
   return ({ params, ctx }) => {
     const [args] = params as [string[], Record<string, string>];
+    const count = command.argumentCount;
     if (command.argument === undefined) {
       if (args.length > 0) throw badRequest(`${command.name} takes no argument`);
     } else {
-      if (args.length === 0) throw badRequest(`argument "${command.argument}" is required`);
-      if (!command.variadic && args.length > 1) throw badRequest(`${command.name} takes one argument "${command.argument}", got ${args.length}`);
+      if (args.length < (count?.min ?? 1)) throw badRequest(`argument "${command.argument}" is required`);
+      if (count !== undefined && args.length > count.max) throw badRequest(`${command.name} takes at most ${count.max} arguments, got ${args.length}`);
+      if (count === undefined && !command.variadic && args.length > 1) throw badRequest(`${command.name} takes one argument "${command.argument}", got ${args.length}`);
       for (const arg of args) {
         try {
           parseContentPath(arg);
@@ -206,7 +219,7 @@ function checkArguments(command: IpfsCommand): (input: LimitsInput) => undefined
         }
       }
     }
-    if (command.kind === 'write') {
+    if (takesUpload(command)) {
       const type = ctx.state.get(IPFS_REQUEST)?.contentType ?? '';
       if (!/^multipart\/form-data\s*;.*boundary=/i.test(type)) throw badRequest(`${command.name} takes a multipart/form-data body with a boundary`);
     }

@@ -17,8 +17,10 @@ import { SecretGuard } from './secret-guard.js';
 import { planAccessStage } from './stages/plan-access.js';
 import { requestRateStage } from './stages/request-rate.js';
 import { objectGetStages } from './stages/object-get.js';
+import { pinsStage } from './stages/pins.js';
+import { addPinsStages } from './stages/add-pins.js';
 
-export { IPFS_PLUGIN, type IpfsSettings, type IpfsPlanLimits, type ResolvedIpfsSettings } from './settings.js';
+export { IPFS_PLUGIN, type IpfsSettings, type IpfsPlanLimits, type ResolvedIpfsPlanLimits, type ResolvedIpfsSettings } from './settings.js';
 export { IPFS_FAMILY, IPFS_TRANSPORT } from './family.js';
 export { KuboErrorCode, kuboErrorBody } from './kubo-errors.js';
 export { IpfsTransport } from './ipfs-transport.js';
@@ -29,6 +31,7 @@ export { SecretCheckBudget, type SecretCheckRates } from './secret-budget.js';
 export { ScryptWorker } from './scrypt-worker.js';
 export { decodeDagPb, objectJson, NOT_PROTOBUF, DAG_PB_CODE, type ObjectDataEncoding } from './dag-pb-object.js';
 export { IPFS_REQUEST, type IpfsRequest } from './context-keys.js';
+export { ERROR_NAME_HEADER } from './storage-limit.js';
 
 /**
  * The file-storage API as a plugin: registers the `ipfs` family, its transport and its stages (secret
@@ -58,7 +61,7 @@ export function ipfs(options: IpfsSettings = {}): TollgatePlugin {
       container.register(Tokens.Family, { useValue: createIpfsFamily(settings) });
       container.register(Tokens.Transport, { useValue: new IpfsTransport(settings) });
       // Every stage of this plugin concerns file-storage calls only: the other networks' calls skip them.
-      for (const stage of [unknownKeyStage(guard), credentialsStage(settings, guard), planAccessStage(settings), requestRateStage(settings), ...objectGetStages()]) {
+      for (const stage of [unknownKeyStage(guard), credentialsStage(settings, guard), planAccessStage(settings), requestRateStage(settings), ...objectGetStages(), pinsStage(settings), ...addPinsStages(settings)]) {
         container.register(Tokens.Stage, { useValue: { ...stage, families: [IPFS_FAMILY] } });
       }
     },

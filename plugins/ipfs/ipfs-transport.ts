@@ -14,7 +14,7 @@ import {
   type RequestContext,
 } from '../../core/plugin-api.js';
 import { parseBasicAuth } from './basic-auth.js';
-import { ipfsCommand } from './commands.js';
+import { ipfsCommand, takesUpload } from './commands.js';
 import { IPFS_REQUEST } from './context-keys.js';
 import { IPFS_TRANSPORT, isIpfsNetwork } from './family.js';
 import { KuboErrorCode, kuboErrorBody } from './kubo-errors.js';
@@ -94,7 +94,7 @@ export class IpfsTransport implements Transport {
     const args = search.getAll('arg');
     const options: Record<string, string> = {};
     for (const [name, value] of search) if (name !== 'arg' && !(name in options)) options[name] = value;
-    const writes = ipfsCommand(command)?.kind === 'write';
+    const writes = takesUpload(ipfsCommand(command));
     const declared = Number(headerValue(req.headers['content-length']) ?? Number.NaN);
     if (writes && declared > this.#settings.maxUploadBytes) return this.#refuseUpload(req, res), true;
     // Uploads are bounded as they stream (a chunked body declares nothing), by `maxUploadBytes`.
@@ -226,6 +226,9 @@ export class IpfsTransport implements Transport {
       case Errors.RATE_LIMITED:
       case Errors.CREDITS_EXHAUSTED:
         return { status: error.httpStatus, headers: {}, body: body(KuboErrorCode.RateLimited) };
+      case Errors.STORAGE_LIMIT_REACHED:
+        // A plan's allowance, like its credits: 402; kubo's Forbidden code, the name in `X-Tollgate-Error`.
+        return { status: 402, headers: {}, body: body(KuboErrorCode.Forbidden) };
       case Errors.BODY_TOO_LARGE:
         return { status: 413, headers: {}, body: body(KuboErrorCode.Client) };
       default:

@@ -14,7 +14,15 @@ export interface IpfsPlanLimits {
   readonly readBurst?: number;
   /** Write requests a key may make at once after a pause (default: one second's worth, at least 1). */
   readonly writeBurst?: number;
+  /**
+   * Bytes a key may keep pinned in all (the sum of its pins' DAG sizes): an `add` or `pin/add` that would
+   * pass it is refused with `STORAGE_LIMIT_REACHED` (default: no limit).
+   */
+  readonly storageBytes?: number;
 }
+
+/** {@link IpfsPlanLimits} with bursts resolved; `storageBytes` stays absent when the plan sets none. */
+export type ResolvedIpfsPlanLimits = Required<Omit<IpfsPlanLimits, 'storageBytes'>> & Pick<IpfsPlanLimits, 'storageBytes'>;
 
 /** Settings of the file-storage API, from `ipfs({...})` and the config's `plugins.ipfs` (which wins). */
 export interface IpfsSettings {
@@ -53,7 +61,7 @@ export interface IpfsSettings {
 /** {@link IpfsSettings} with every default applied. */
 export interface ResolvedIpfsSettings {
   /** Plans that include the API, with their limits (bursts resolved). */
-  readonly plans: ReadonlyMap<string, Required<IpfsPlanLimits>>;
+  readonly plans: ReadonlyMap<string, ResolvedIpfsPlanLimits>;
   /** See {@link IpfsSettings.addTimeoutMs}. */
   readonly addTimeoutMs: number;
   /** See {@link IpfsSettings.maxUploadBytes}. */
@@ -104,7 +112,7 @@ const LAYER_SCHEMA = {
             type: 'object',
             additionalProperties: false,
             required: ['readsPerSecond', 'writesPerSecond'],
-            properties: { readsPerSecond: rate, writesPerSecond: rate, readBurst: burst, writeBurst: burst },
+            properties: { readsPerSecond: rate, writesPerSecond: rate, readBurst: burst, writeBurst: burst, storageBytes: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } },
           },
         ],
       },
@@ -132,7 +140,7 @@ export function readIpfsSettings(where: string, source: object | undefined): Ipf
 /** Merges settings layers (later ones win; plans merge by name over the defaults) and applies defaults. */
 export function resolveIpfsSettings(layers: readonly IpfsSettings[]): ResolvedIpfsSettings {
   const merged = Object.assign({}, ...layers) as IpfsSettings;
-  const plans = new Map<string, Required<IpfsPlanLimits>>();
+  const plans = new Map<string, ResolvedIpfsPlanLimits>();
   const table: Record<string, IpfsPlanLimits | false> = { ...DEFAULT_IPFS_PLANS };
   for (const layer of layers) Object.assign(table, layer.plans);
   for (const [name, limits] of Object.entries(table)) {
@@ -142,6 +150,7 @@ export function resolveIpfsSettings(layers: readonly IpfsSettings[]): ResolvedIp
       writesPerSecond: limits.writesPerSecond,
       readBurst: limits.readBurst ?? Math.max(1, limits.readsPerSecond),
       writeBurst: limits.writeBurst ?? Math.max(1, limits.writesPerSecond),
+      ...(limits.storageBytes === undefined ? {} : { storageBytes: limits.storageBytes }),
     });
   }
   return {

@@ -19,4 +19,5 @@ export { RedisUsageRecorder, MAX_PENDING_USAGE } from './redis-usage-recorder.js
 export { LEDGER_REDIS_PLUGIN, redisAddress, storeAddress, storeDescription, type RedisLedgerSettings, type RedisClusterSettings, type ResolvedRedisSettings, type UnavailablePolicy } from './settings.js';
 export { RedisSharedHeads, RAISE_HEAD } from './shared-heads.js';
 export { RedisFilterStore } from './redis-filter-store.js';
+export { RedisPinStore } from './redis-pin-store.js';
 export { RedisUpstreamBudgets, TAKE_UPSTREAM_BUDGET } from './upstream-budgets.js';

@@ -5,6 +5,7 @@ import { createRedisStore, type RedisStore } from './redis-store.js';
 import { exportConnectionMetrics } from './connection-metrics.js';
 import { RedisSharedHeads } from './shared-heads.js';
 import { RedisFilterStore } from './redis-filter-store.js';
+import { RedisPinStore } from './redis-pin-store.js';
 import { RedisDedupMarks } from './redis-dedup-marks.js';
 import { RedisUpstreamBudgets } from './upstream-budgets.js';
 
@@ -21,7 +22,7 @@ export interface RedisLedgerPlugin extends TollgatePlugin {
 /**
  * The Redis store, for several gateway instances behind a load balancer: keys, daily balances,
  * throughput buckets and usage shared through one Redis with atomic Lua scripts. It registers the
- * `Tokens.CreditLedger`, `Tokens.RateLimiter`, `Tokens.UsageRecorder`, `Tokens.FilterStore`, `Tokens.DedupMarks`,
+ * `Tokens.CreditLedger`, `Tokens.RateLimiter`, `Tokens.UsageRecorder`, `Tokens.FilterStore`, `Tokens.PinStore`, `Tokens.DedupMarks`,
  * {@link KeyRegistryToken}, {@link PlanRegistryToken} and a `Tokens.KeyStore` that looks a key up in the config's keys first,
  * then in Redis. The gateway does not start until Redis answers (`connectTimeoutMs`); afterwards the
  * connection comes back by itself, and `whenUnavailable` decides what happens meanwhile.
@@ -56,6 +57,7 @@ export function ledgerRedis(options: RedisLedgerSettings = {}): RedisLedgerPlugi
       // The gateway starts and stops it: it needs the networks, which exist after the plugins started.
       container.register(Tokens.SharedHeads, { useValue: new RedisSharedHeads(settings, container.resolve(Tokens.Logger)) });
       container.register(Tokens.FilterStore, { useValue: new RedisFilterStore(store.connection) });
+      container.register(Tokens.PinStore, { useValue: new RedisPinStore(store.connection) });
       container.register(Tokens.UpstreamBudgets, { useValue: new RedisUpstreamBudgets(store.connection, container.resolve(Tokens.Logger)) });
       container.register(Tokens.DedupMarks, { useValue: new RedisDedupMarks(store.connection, container.resolve(Tokens.Logger)) });
     },

@@ -14,3 +14,4 @@ export { type SqliteDatabase, type SqliteStatement, type SqliteTransaction, type
 export { GroupCommit } from './group-commit.js';
 export { LEDGER_SQLITE_PLUGIN, DEFAULT_SQLITE_PATH, resolveSqliteSettings, type SqliteLedgerSettings, type ResolvedSqliteSettings } from './settings.js';
 export { SqliteFilterStore } from './sqlite-filter-store.js';
+export { SqlitePinStore } from './sqlite-pin-store.js';

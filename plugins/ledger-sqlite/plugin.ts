@@ -3,6 +3,7 @@ import { PluginError, Tokens, type TollgatePlugin } from '../../core/plugin-api.
 import { LEDGER_SQLITE_PLUGIN, resolveSqliteSettings, type SqliteLedgerSettings } from './settings.js';
 import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
 import { SqliteFilterStore } from './sqlite-filter-store.js';
+import { SqlitePinStore } from './sqlite-pin-store.js';
 import { SqliteDedupMarks } from './sqlite-dedup-marks.js';
 
 /** The SQLite store plugin, with access to its store once registered. */
@@ -18,7 +19,7 @@ export interface SqliteLedgerPlugin extends TollgatePlugin {
 /**
  * The SQLite store: keys, plans, daily balances and usage in one file, for a single gateway instance that
  * keeps its state across restarts. It registers the `Tokens.CreditLedger`, the
- * `Tokens.UsageRecorder`, the `Tokens.FilterStore`, the `Tokens.DedupMarks`, the {@link KeyRegistryToken}, the {@link PlanRegistryToken} and a `Tokens.KeyStore` that looks a key
+ * `Tokens.UsageRecorder`, the `Tokens.FilterStore`, the `Tokens.PinStore`, the `Tokens.DedupMarks`, the {@link KeyRegistryToken}, the {@link PlanRegistryToken} and a `Tokens.KeyStore` that looks a key
  * up in the config's keys first and then in the database. Throughput buckets stay in memory (they
  * describe the last second, which a restart need not keep).
  *
@@ -52,6 +53,7 @@ export function ledgerSqlite(options: SqliteLedgerSettings = {}): SqliteLedgerPl
       container.register(Tokens.CreditLedger, { useFactory: () => opened().ledger });
       container.register(Tokens.UsageRecorder, { useFactory: () => opened().usage });
       container.register(Tokens.FilterStore, { useFactory: instanceCachingFactory(() => new SqliteFilterStore(opened().db)) });
+      container.register(Tokens.PinStore, { useFactory: instanceCachingFactory(() => new SqlitePinStore(opened().db)) });
       container.register(Tokens.DedupMarks, { useFactory: instanceCachingFactory(() => new SqliteDedupMarks(opened().db)) });
     },
     async start() {

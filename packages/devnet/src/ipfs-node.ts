@@ -17,6 +17,7 @@ import { dagImport } from './ipfs-dag-import.js';
 import { dagGet, dagPut, dagResolve } from './ipfs-dag.js';
 import { get } from './ipfs-get.js';
 import { uploadEntries } from './ipfs-multipart.js';
+import { NodePins } from './ipfs-pins.js';
 import { boolOption, endWithStreamError, intOption, KUBO_HEADERS, KuboCommandError, sendKuboError, sendText, write } from './ipfs-wire.js';
 
 /** Bytes of a file `cat` reads from the blockstore ahead of its reader, at most. */
@@ -107,6 +108,7 @@ class Commands {
     private readonly blockstore: Blockstore,
     private readonly fs: UnixFS,
     private readonly objectGet: boolean,
+    private readonly pins?: NodePins,
   ) {}
 
   async version(_search: URLSearchParams, res: ServerResponse): Promise<void> {
@@ -247,6 +249,9 @@ class Commands {
       res.write(`${JSON.stringify({ Name: detail.path ?? '', Bytes: Number(detail.bytesRead) })}\n`);
     };
     const addOptions = { ...options, signal, ...(progress ? { onProgress } : {}) } as Parameters<UnixFS['addAll']>[1];
+    const wrapped = options.wrapWithDirectory === true;
+    // What kubo pins after an add: the wrapping directory, else each top-level file or directory.
+    const roots: CID[] = [];
     try {
       let last: string | undefined;
       for await (const result of fs.addAll(entries(), addOptions)) {
@@ -255,6 +260,7 @@ class Commands {
         const unnamed = result.path === undefined || result.path === '';
         const name = unnamed ? (result.unixfs?.type === 'directory' ? '' : hashed) : result.path;
         const line = `${JSON.stringify({ Name: name, Hash: hashed, Size: String(result.size) })}\n`;
+        if (wrapped ? name === '' : !(name ?? '').includes('/')) roots.push(result.cid);
         if (silent) continue;
         if (quieter) {
           last = line;
@@ -263,6 +269,7 @@ class Commands {
         if (!(await write(res, line))) return;
       }
       if (!started) throw new KuboCommandError('no file in the upload: send multipart/form-data with a file part', KuboErrorCode.Client);
+      if (!onlyHash && boolOption(search.get('pin'), true)) await this.pins?.pinRoots(roots);
       if (last !== undefined && !silent) await write(res, last);
       res.end();
     } catch (error) {
@@ -309,7 +316,8 @@ export async function startIpfsNode(options: IpfsNodeOptions): Promise<IpfsNode>
   // node nobody adds to leaves nothing behind.
   if (existsSync(options.dataDir)) await blockstore.open();
   const fs = unixfs({ blockstore });
-  const commands = new Commands(blockstore, fs, options.objectGet ?? true);
+  const pins = await NodePins.open(options.dataDir, blockstore);
+  const commands = new Commands(blockstore, fs, options.objectGet ?? true, pins);
   const inFlight = new Set<AbortController>();
   const sockets = new Set<Socket>();
 
@@ -317,7 +325,7 @@ export async function startIpfsNode(options: IpfsNodeOptions): Promise<IpfsNode>
     const url = new URL(req.url ?? '/', 'http://node');
     const command = url.pathname.startsWith('/api/v0/') ? url.pathname.slice('/api/v0/'.length) : undefined;
     const known = (command !== undefined && NODE_COMMANDS.has(command)) || (command?.startsWith('object/') === true && !(options.objectGet ?? true));
-    if (!known) return sendText(res, 404, '404 page not found\n');
+    if (!known && !pins.serves(command)) return sendText(res, 404, '404 page not found\n');
     if (req.method !== 'POST') return sendText(res, 405, '405 - Method Not Allowed\n', { allow: 'OPTIONS, POST' });
     if (!UPLOAD_COMMANDS.has(command!)) req.resume();
     const abort = new AbortController();
@@ -326,17 +334,18 @@ export async function startIpfsNode(options: IpfsNodeOptions): Promise<IpfsNode>
     inFlight.add(abort);
     res.once('close', () => abort.abort());
     try {
+      if (pins.serves(command)) return await pins.serve(command!, url.searchParams, res, abort.signal);
       switch (command) {
         case 'version': return await commands.version(url.searchParams, res);
         case 'cat': return await commands.cat(url.searchParams, res, abort.signal);
         case 'block/get': return await commands.blockGet(url.searchParams, res, abort.signal);
         case 'block/stat': return await commands.blockStat(url.searchParams, res, abort.signal);
         case 'add': return await commands.add(url.searchParams, req, res, abort.signal);
-        case 'block/put': return await blockPut(blockstore, url.searchParams, req, res, abort.signal);
-        case 'dag/put': return await dagPut(blockstore, url.searchParams, req, res, abort.signal);
+        case 'block/put': return await blockPut(blockstore, url.searchParams, req, res, abort.signal, pins);
+        case 'dag/put': return await dagPut(blockstore, url.searchParams, req, res, abort.signal, pins);
         case 'dag/get': return await dagGet(blockstore, url.searchParams, res, abort.signal);
         case 'dag/resolve': return await dagResolve(blockstore, url.searchParams, res, abort.signal);
-        case 'dag/import': return await dagImport(blockstore, url.searchParams, req, res, abort.signal);
+        case 'dag/import': return await dagImport(blockstore, url.searchParams, req, res, abort.signal, pins);
         case 'get': return await get(blockstore, url.searchParams, res, abort.signal);
         default: return await commands.objectGetCommand(url.searchParams, res, abort.signal);
       }

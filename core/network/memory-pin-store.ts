@@ -1,0 +1,65 @@
+import type { PinAddResult, PinRecord, PinStore } from './pin-store.js';
+
+/**
+ * The {@link PinStore} of one process: pins in a map per key, and the keys of each CID. The default; a
+ * deployment of several workers or instances uses a store plugin's.
+ */
+export class MemoryPinStore implements PinStore {
+  readonly #byKey = new Map<string, Map<string, PinRecord>>();
+  readonly #keysOfCid = new Map<string, Set<string>>();
+
+  #total(keyId: string): number {
+    let total = 0;
+    for (const pin of this.#byKey.get(keyId)?.values() ?? []) total += pin.bytes;
+    return total;
+  }
+
+  /** See {@link PinStore.add}. */
+  add(pin: PinRecord, limitBytes: number | undefined): PinAddResult {
+    const total = this.#total(pin.keyId);
+    let pins = this.#byKey.get(pin.keyId);
+    if (pins?.has(pin.cid) === true) return { ok: true, added: false, storedBytes: total };
+    if (limitBytes !== undefined && total + pin.bytes > limitBytes) return { ok: false, storedBytes: total };
+    if (pins === undefined) this.#byKey.set(pin.keyId, (pins = new Map()));
+    pins.set(pin.cid, { ...pin });
+    let keys = this.#keysOfCid.get(pin.cid);
+    if (keys === undefined) this.#keysOfCid.set(pin.cid, (keys = new Set()));
+    keys.add(pin.keyId);
+    return { ok: true, added: true, storedBytes: total + pin.bytes };
+  }
+
+  /** See {@link PinStore.remove}. */
+  remove(keyId: string, cid: string): PinRecord | undefined {
+    const pins = this.#byKey.get(keyId);
+    const pin = pins?.get(cid);
+    if (pin === undefined) return undefined;
+    pins!.delete(cid);
+    const keys = this.#keysOfCid.get(cid);
+    keys?.delete(keyId);
+    if (keys?.size === 0) this.#keysOfCid.delete(cid);
+    return pin;
+  }
+
+  /** See {@link PinStore.get}. */
+  get(keyId: string, cid: string): PinRecord | undefined {
+    return this.#byKey.get(keyId)?.get(cid);
+  }
+
+  /** See {@link PinStore.list}. */
+  list(keyId: string): PinRecord[] {
+    // Maps keep insertion order: oldest first.
+    return [...(this.#byKey.get(keyId)?.values() ?? [])];
+  }
+
+  /** See {@link PinStore.pinnedByOthers}. */
+  pinnedByOthers(keyId: string, cid: string): boolean {
+    const keys = this.#keysOfCid.get(cid);
+    if (keys === undefined) return false;
+    return keys.size > (keys.has(keyId) ? 1 : 0);
+  }
+
+  /** See {@link PinStore.storedBytes}. */
+  storedBytes(keyId: string): number {
+    return this.#total(keyId);
+  }
+}

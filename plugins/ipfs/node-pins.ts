@@ -1,0 +1,56 @@
+import type { UpstreamSender } from '../../core/upstream-api.js';
+import type { RequestContext, UpstreamReply } from '../../core/plugin-api.js';
+
+/** What the node said to one of the gateway's own requests: its JSON answer, or its error reply to relay. */
+export type NodeOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reply: UpstreamReply };
+
+function lastJsonLine(body: Uint8Array): unknown {
+  const lines = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8').split('\n').filter((l) => l.trim() !== '');
+  return JSON.parse(lines[lines.length - 1] ?? 'null');
+}
+
+/**
+ * The node requests behind the pin commands, sent through the call's route (`createUpstreamSender`), so
+ * they meet the same selector, breakers and failover as the call's own: weigh a DAG, pin, unpin, move a pin.
+ * A node's error answer (kubo's JSON error, a 4xx) comes back as the reply to relay to the client.
+ */
+export class NodePinRequests {
+  readonly #send: UpstreamSender;
+
+  constructor(send: UpstreamSender) {
+    this.#send = send;
+  }
+
+  async #json<T>(ctx: RequestContext, command: string, query: URLSearchParams): Promise<NodeOutcome<T>> {
+    const { reply, upstream } = await this.#send(ctx, { path: `/api/v0/${command}?${query.toString()}`, stream: false });
+    ctx.servedBy = upstream;
+    if (reply.status !== 200) return { ok: false, reply };
+    return { ok: true, value: lastJsonLine(reply.body as Uint8Array) as T };
+  }
+
+  /** The bytes of the DAG under `cid` (`dag/stat`: kubo's `TotalSize`, or `Size` before kubo 0.21). */
+  async dagBytes(ctx: RequestContext, cid: string): Promise<NodeOutcome<number>> {
+    const stat = await this.#json<{ TotalSize?: number; Size?: number }>(ctx, 'dag/stat', new URLSearchParams([['arg', cid], ['progress', 'false']]));
+    if (!stat.ok) return stat;
+    return { ok: true, value: Number(stat.value.TotalSize ?? stat.value.Size ?? 0) };
+  }
+
+  /** Pins `cid` on the node, recursively. */
+  pin(ctx: RequestContext, cid: string, name?: string): Promise<NodeOutcome<unknown>> {
+    const query = new URLSearchParams([['arg', cid], ['recursive', 'true']]);
+    if (name !== undefined) query.append('name', name);
+    return this.#json(ctx, 'pin/add', query);
+  }
+
+  /** Unpins `cid` on the node; content the node no longer pins is not an error (the wanted state holds). */
+  async unpin(ctx: RequestContext, cid: string): Promise<NodeOutcome<unknown>> {
+    const outcome = await this.#json(ctx, 'pin/rm', new URLSearchParams([['arg', cid], ['recursive', 'true']]));
+    if (!outcome.ok && /not pinned/.test(Buffer.from(outcome.reply.body as Uint8Array).toString('utf8'))) return { ok: true, value: undefined };
+    return outcome;
+  }
+
+  /** Moves the node's pin from `from` to `to` (unpinning `from`). */
+  update(ctx: RequestContext, from: string, to: string): Promise<NodeOutcome<unknown>> {
+    return this.#json(ctx, 'pin/update', new URLSearchParams([['arg', from], ['arg', to], ['unpin', 'true']]));
+  }
+}

@@ -1,0 +1,179 @@
+import { createUpstreamSender } from '../../../core/upstream-api.js';
+import { Errors, GatewayError, keyOf, planOf, step, Tokens, type PinRecord, type PinStore, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
+import { parseContentPath } from '../content-path.js';
+import { IPFS_REQUEST } from '../context-keys.js';
+import { isIpfsNetwork } from '../family.js';
+import { kuboErrorReply } from '../kubo-errors.js';
+import { NodePinRequests } from '../node-pins.js';
+import type { ResolvedIpfsSettings } from '../settings.js';
+import { storageLimitReached } from '../storage-limit.js';
+
+/** The stage that serves the pin commands from the key's own pins; after `route` (the node requests use the call's route). */
+export const PINS_STAGE = 'ipfsPins';
+
+/** Go's `strconv.ParseBool`, with a bare flag (empty value) true; `fallback` when the option is absent. */
+export function flag(options: Readonly<Record<string, string>>, names: readonly string[], fallback: boolean): boolean {
+  for (const name of names) {
+    const value = options[name];
+    if (value !== undefined) return /^(|1|t|T|TRUE|true|True)$/.test(value);
+  }
+  return fallback;
+}
+
+function json(value: unknown, headers: Record<string, string> = {}): UpstreamReply {
+  return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: Buffer.from(`${JSON.stringify(value)}\n`) };
+}
+
+/** The CID of a pin argument (`<cid>` or `/ipfs/<cid>`), as the node names it; a path below a CID is refused. */
+function pinCid(arg: string): string {
+  const { cid, segments } = parseContentPath(arg);
+  if (segments.length > 0) throw new GatewayError(Errors.INVALID_PARAMS, { message: `pin a CID, not a path below one: ${arg}` });
+  return cid.toString();
+}
+
+/** The plan's `storageBytes` for the call's key; undefined when the plan sets none. */
+export function storageLimitOf(ctx: RequestContext, settings: ResolvedIpfsSettings): number | undefined {
+  return settings.plans.get(planOf(ctx).name)?.storageBytes;
+}
+
+/** What the pin commands need. */
+interface PinDeps {
+  readonly store: () => PinStore;
+  readonly node: NodePinRequests;
+  readonly settings: ResolvedIpfsSettings;
+  readonly now: () => number;
+}
+
+async function pinAdd(ctx: RequestContext, deps: PinDeps, args: readonly string[], options: Readonly<Record<string, string>>): Promise<UpstreamReply> {
+  if (!flag(options, ['recursive', 'r'], true)) throw new GatewayError(Errors.INVALID_PARAMS, { message: 'direct pins are not offered: pin recursively (recursive=true)' });
+  const keyId = keyOf(ctx).id;
+  const store = deps.store();
+  const limit = storageLimitOf(ctx, deps.settings);
+  const name = options.name === undefined || options.name === '' ? undefined : options.name;
+  const cids = args.map(pinCid);
+  for (const cid of cids) {
+    if ((await store.get(keyId, cid)) !== undefined) continue;
+    const weighed = await deps.node.dagBytes(ctx, cid);
+    if (!weighed.ok) return weighed.reply;
+    // Recorded before the node pins, so a concurrent pin/rm of another key sees this key's pin and
+    // leaves the node's in place; undone if the node fails.
+    const added = await store.add({ keyId, cid, ...(name === undefined ? {} : { name }), bytes: weighed.value, createdAt: deps.now() }, limit);
+    if (!added.ok) throw storageLimitReached(limit!, added.storedBytes, weighed.value);
+    const pinned = await deps.node.pin(ctx, cid, name);
+    if (!pinned.ok) {
+      if (added.added) await store.remove(keyId, cid);
+      return pinned.reply;
+    }
+  }
+  return json({ Pins: cids });
+}
+
+async function pinLs(ctx: RequestContext, deps: PinDeps, args: readonly string[], options: Readonly<Record<string, string>>): Promise<UpstreamReply> {
+  const keyId = keyOf(ctx).id;
+  const type = options.type ?? options.t ?? 'all';
+  const names = flag(options, ['names', 'n'], options.name !== undefined);
+  const quiet = flag(options, ['quiet', 'q'], false);
+  let pins: PinRecord[] = [];
+  // The gateway keeps each key's recursive pins; what they pin indirectly, and direct pins, are not listed.
+  if (type === 'all' || type === 'recursive') {
+    if (args.length === 0) pins = await deps.store().list(keyId);
+    for (const arg of args) {
+      const pin = await deps.store().get(keyId, pinCid(arg));
+      if (pin === undefined) return kuboErrorReply(`path '${arg}' is not pinned`);
+      pins.push(pin);
+    }
+  }
+  if (options.name !== undefined) pins = pins.filter((p) => p.name === options.name);
+  const entry = (pin: PinRecord): Record<string, string> => ({ ...(quiet ? {} : { Type: 'recursive' }), ...(names && pin.name !== undefined ? { Name: pin.name } : {}) });
+  if (flag(options, ['stream', 's'], false)) {
+    const lines = pins.map((pin) => `${JSON.stringify({ Cid: pin.cid, ...entry(pin) })}\n`).join('');
+    return { status: 200, headers: { 'content-type': 'application/json', 'x-chunked-output': '1' }, body: Buffer.from(lines) };
+  }
+  return json({ Keys: Object.fromEntries(pins.map((pin) => [pin.cid, entry(pin)])) });
+}
+
+async function pinRm(ctx: RequestContext, deps: PinDeps, args: readonly string[]): Promise<UpstreamReply> {
+  const keyId = keyOf(ctx).id;
+  const store = deps.store();
+  const cids = args.map(pinCid);
+  // As kubo: nothing is removed unless every argument is pinned (here: by this key).
+  for (const cid of cids) if ((await store.get(keyId, cid)) === undefined) return kuboErrorReply('not pinned or pinned indirectly');
+  for (const cid of cids) {
+    const removed = await store.remove(keyId, cid);
+    // The node keeps content while any key pins it: another key's pin of the same CID is untouched.
+    if (removed === undefined || (await store.pinnedByOthers(keyId, cid))) continue;
+    const unpinned = await deps.node.unpin(ctx, cid);
+    if (!unpinned.ok) {
+      // The node still pins it: the pin stays the key's, so it can be removed again.
+      await store.add(removed, undefined);
+      return unpinned.reply;
+    }
+  }
+  return json({ Pins: cids });
+}
+
+async function pinUpdate(ctx: RequestContext, deps: PinDeps, args: readonly string[], options: Readonly<Record<string, string>>): Promise<UpstreamReply> {
+  const keyId = keyOf(ctx).id;
+  const store = deps.store();
+  const [from, to] = args.map(pinCid) as [string, string];
+  const unpin = flag(options, ['unpin'], true);
+  const old = await store.get(keyId, from);
+  if (old === undefined) return kuboErrorReply("'from' cid was not recursively pinned already");
+  const weighed = await deps.node.dagBytes(ctx, to);
+  if (!weighed.ok) return weighed.reply;
+  const limit = storageLimitOf(ctx, deps.settings);
+  // The old pin's bytes are freed by the move: they count as room for the new one.
+  const room = limit === undefined ? undefined : limit + (unpin && from !== to ? old.bytes : 0);
+  const added = await store.add({ keyId, cid: to, ...(old.name === undefined ? {} : { name: old.name }), bytes: weighed.value, createdAt: deps.now() }, room);
+  if (!added.ok) throw storageLimitReached(limit!, added.storedBytes, weighed.value);
+  const moving = unpin && from !== to;
+  if (moving) await store.remove(keyId, from);
+  const others = moving && (await store.pinnedByOthers(keyId, from));
+  const done = moving && !others ? await deps.node.update(ctx, from, to) : await deps.node.pin(ctx, to, old.name);
+  if (!done.ok) {
+    // Back to how it was: the old pin kept, the new one not recorded.
+    if (moving) await store.add(old, undefined);
+    if (added.added) await store.remove(keyId, to);
+    return done.reply;
+  }
+  return json({ Pins: [from, to] });
+}
+
+/**
+ * Serves `pin/add`, `pin/ls`, `pin/rm` and `pin/update` from the key's own pins (`Tokens.PinStore`):
+ * `pin/ls` lists the caller's pins only; `pin/rm` and `pin/update` act on the caller's pins only, and the
+ * node unpins content only when no other key pins it; `pin/add` weighs the DAG (`dag/stat`) and records
+ * the pin, within the plan's `storageBytes`, before the node pins it. Answers are kubo's (`{"Pins":[...]}`,
+ * `{"Keys":{...}}`, its error bodies); the call then skips `dispatch`.
+ */
+export function pinsStage(settings: ResolvedIpfsSettings): StageDefinition {
+  return {
+    name: PINS_STAGE,
+    after: 'route',
+    create: (deps) => {
+      let store: PinStore | undefined;
+      const pinDeps: PinDeps = {
+        // Store plugins replace the default before the gateway starts: resolved on first use.
+        store: () => (store ??= deps.container.resolve(Tokens.PinStore)),
+        node: new NodePinRequests(createUpstreamSender(deps)),
+        settings,
+        now: () => deps.clock.now(),
+      };
+      return step((ctx) => {
+        if (!ctx.call.method.startsWith('pin/') || !isIpfsNetwork(ctx.network) || !ctx.state.has(IPFS_REQUEST) || ctx.reply !== undefined) return;
+        const [args, options] = ctx.params as [string[], Record<string, string>];
+        const answer = (reply: UpstreamReply): void => {
+          ctx.reply = reply;
+        };
+        switch (ctx.call.method) {
+          case 'pin/add': return pinAdd(ctx, pinDeps, args, options).then(answer);
+          case 'pin/ls': return pinLs(ctx, pinDeps, args, options).then(answer);
+          case 'pin/rm': return pinRm(ctx, pinDeps, args).then(answer);
+          case 'pin/update': return pinUpdate(ctx, pinDeps, args, options).then(answer);
+          default: throw new GatewayError(Errors.METHOD_NOT_FOUND);
+        }
+      });
+    },
+  };
+}
+
