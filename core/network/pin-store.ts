@@ -19,10 +19,22 @@ export interface PinRecord {
 
 /** What {@link PinStore.add} did. */
 export type PinAddResult =
-  /** Recorded (`added`), or already the key's pin (`added` false: the record is unchanged). `storedBytes`: the key's total after. */
-  | { readonly ok: true; readonly added: boolean; readonly storedBytes: number }
-  /** Refused: the key's total (`storedBytes`) plus the pin's bytes would pass the limit. */
-  | { readonly ok: false; readonly storedBytes: number };
+  /** Recorded, or already the key's pin (the record is then unchanged). */
+  | {
+      /** Taken. */
+      readonly ok: true;
+      /** Whether the pin is new (false: the key already pinned the CID). */
+      readonly added: boolean;
+      /** The key's total stored bytes after it. */
+      readonly storedBytes: number;
+    }
+  /** Refused: the key's stored bytes plus the pin's would pass the limit. */
+  | {
+      /** Refused. */
+      readonly ok: false;
+      /** The key's total stored bytes (unchanged). */
+      readonly storedBytes: number;
+    };
 
 /**
  * The pins of every API key, kept where every worker and instance of a deployment sees them, so that each

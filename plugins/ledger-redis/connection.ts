@@ -132,7 +132,7 @@ export class RedisConnection {
   /**
    * Resolves with `written`'s answer once `settings.replicaAcks` replicas of the master that holds `key`
    * have it (Redis `WAIT` on that master's connection, which the write used), at once when none are asked
-   * for. Rejects with a {@link ReplicaAckError} when fewer took it within half the command timeout: the
+   * for. Rejects (a `NOREPLICAS` error) when fewer took it within half the command timeout: the
    * caller treats the write as failed (its id makes a cancellation or a resend safe).
    */
   async replicated<T>(key: string, written: Promise<T>): Promise<T> {
