@@ -21,8 +21,8 @@ export class NodePinRequests {
     this.#send = send;
   }
 
-  async #json<T>(ctx: RequestContext, command: string, query: URLSearchParams): Promise<NodeOutcome<T>> {
-    const { reply, upstream } = await this.#send(ctx, { path: `/api/v0/${command}?${query.toString()}`, stream: false });
+  async #json<T>(ctx: RequestContext, command: string, query: URLSearchParams, timeoutMs?: number): Promise<NodeOutcome<T>> {
+    const { reply, upstream } = await this.#send(ctx, { path: `/api/v0/${command}?${query.toString()}`, stream: false, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
     ctx.servedBy = upstream;
     if (reply.status !== 200) return { ok: false, reply };
     return { ok: true, value: lastJsonLine(reply.body as Uint8Array) as T };
@@ -35,11 +35,11 @@ export class NodePinRequests {
     return { ok: true, value: Number(stat.value.TotalSize ?? stat.value.Size ?? 0) };
   }
 
-  /** Pins `cid` on the node, recursively. */
-  pin(ctx: RequestContext, cid: string, name?: string): Promise<NodeOutcome<unknown>> {
+  /** Pins `cid` on the node, recursively (waiting up to `timeoutMs` when given: the node may fetch it first). */
+  pin(ctx: RequestContext, cid: string, name?: string, timeoutMs?: number): Promise<NodeOutcome<unknown>> {
     const query = new URLSearchParams([['arg', cid], ['recursive', 'true']]);
     if (name !== undefined) query.append('name', name);
-    return this.#json(ctx, 'pin/add', query);
+    return this.#json(ctx, 'pin/add', query, timeoutMs);
   }
 
   /** Unpins `cid` on the node; content the node no longer pins is not an error (the wanted state holds). */

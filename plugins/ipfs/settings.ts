@@ -51,6 +51,22 @@ export interface IpfsSettings {
   readonly realm?: string;
   /** How long `gateway.close()` waits for requests in flight (uploads, streams) to finish, ms (default 5000). */
   readonly drainTimeoutMs?: number;
+  /** The Pinning Service API (`{network base}/pins`). */
+  readonly pinningService?: PinningServiceSettings;
+}
+
+/** Settings of the Pinning Service API. */
+export interface PinningServiceSettings {
+  /**
+   * How long the node may take to pin a request's content (fetch and walk the whole DAG) before the pin
+   * is `failed`, ms (default 120000; a node request is also bounded by the network's `failover.deadlineMs`).
+   */
+  readonly pinTimeoutMs?: number;
+  /**
+   * The multiaddrs (each ending in `/p2p/<peer id>`) of the nodes behind the gateway that clients may
+   * connect to, to hand content over directly: every `PinStatus`'s `delegates` (default none).
+   */
+  readonly delegates?: readonly string[];
 }
 
 /** {@link IpfsSettings} with every default applied. */
@@ -75,6 +91,8 @@ export interface ResolvedIpfsSettings {
   readonly realm: string;
   /** See {@link IpfsSettings.drainTimeoutMs}. */
   readonly drainTimeoutMs: number;
+  /** See {@link IpfsSettings.pinningService}. */
+  readonly pinningService: Required<PinningServiceSettings>;
 }
 
 /** The file-storage API's limits of the default plans (requests per second per key). */
@@ -117,6 +135,14 @@ const LAYER_SCHEMA = {
     secretCheckQueue: { type: 'integer', minimum: 1, maximum: 100_000 },
     corsOrigin: { anyOf: [{ type: 'string' }, { const: false }] },
     realm: { type: 'string', pattern: '^[\\x20\\x21\\x23-\\x7e]*$' },
+    pinningService: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        pinTimeoutMs: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+        delegates: { type: 'array', items: { type: 'string', pattern: '^/.+/p2p/[^/]+$' }, uniqueItems: true, maxItems: 20 },
+      },
+    },
   },
 } as const;
 
@@ -153,5 +179,9 @@ export function resolveIpfsSettings(layers: readonly IpfsSettings[]): ResolvedIp
     corsOrigin: merged.corsOrigin ?? '*',
     realm: merged.realm ?? 'tollgate',
     drainTimeoutMs: merged.drainTimeoutMs ?? 5_000,
+    pinningService: {
+      pinTimeoutMs: merged.pinningService?.pinTimeoutMs ?? 120_000,
+      delegates: merged.pinningService?.delegates ?? [],
+    },
   };
 }
