@@ -18,6 +18,8 @@ import { requestRateStage } from './stages/request-rate.js';
 import { objectGetStages } from './stages/object-get.js';
 import { pinsStage } from './stages/pins.js';
 import { addPinsStages } from './stages/add-pins.js';
+import { pinningServiceStage } from './pinning-service/stage.js';
+import { PinningServiceTransport } from './pinning-service/transport.js';
 
 export { IPFS_PLUGIN, type IpfsSettings, type IpfsPlanLimits, type ResolvedIpfsPlanLimits, type ResolvedIpfsSettings } from './settings.js';
 export { IPFS_FAMILY, IPFS_TRANSPORT } from './family.js';
@@ -59,8 +61,10 @@ export function ipfs(options: IpfsSettings = {}): TollgatePlugin {
       guard = new SecretGuard(settings);
       container.register(Tokens.Family, { useValue: createIpfsFamily(settings) });
       container.register(Tokens.Transport, { useValue: new IpfsTransport(settings) });
+      const pinningService = pinningServiceStage(settings);
+      container.register(Tokens.Transport, { useValue: new PinningServiceTransport(settings, async () => pinningService.jobs()?.idle()) });
       // Every stage of this plugin concerns file-storage calls only: the other networks' calls skip them.
-      for (const stage of [unknownKeyStage(guard), credentialsStage(settings, guard), planAccessStage(settings), requestRateStage(settings), ...objectGetStages(), pinsStage(settings), ...addPinsStages(settings)]) {
+      for (const stage of [unknownKeyStage(guard), credentialsStage(settings, guard), planAccessStage(settings), requestRateStage(settings), ...objectGetStages(), pinsStage(settings), ...addPinsStages(settings), pinningService]) {
         container.register(Tokens.Stage, { useValue: { ...stage, families: [IPFS_FAMILY] } });
       }
     },
