@@ -132,7 +132,7 @@ t.test('403: a plan without the file-storage API', async (t) => {
 });
 
 t.test('404: an unknown command, as kubo answers it', async (t) => {
-  for (const path of ['dag/get?arg=x', 'object/put', 'pin/verify', 'nope']) {
+  for (const path of ['dag/export?arg=x', 'object/put', 'pin/verify', 'nope']) {
     const res = await call(path);
     t.equal(res.status, 404, path);
     t.equal(res.text, '404 page not found\n', path);

@@ -72,6 +72,36 @@ t.test('what add pins is the caller\'s: B\'s pin.ls does not show A\'s pins', as
   t.ok((await pinsOf(node)).includes(ofA.cid.toString()), 'the node pins it');
 });
 
+t.test('add records its roots: the wrapping directory, else each top-level entry, with progress and quieter too', async (t) => {
+  const files = [
+    { path: 'site/index.html', content: bytes('<h1>hi</h1>\n') },
+    { path: 'site/about.html', content: bytes('<p>about</p>\n') },
+  ];
+  const wrapped = [];
+  for await (const entry of a.addAll(files, { wrapWithDirectory: true })) wrapped.push(entry);
+  const wrapper = wrapped.find((e) => e.path === '')!;
+  const site = wrapped.find((e) => e.path === 'site')!;
+  const aPins = await pinsOf(a);
+  t.ok(aPins.includes(wrapper.cid.toString()), 'the wrapping directory is pinned');
+  t.notOk(aPins.includes(site.cid.toString()), 'what it holds is pinned through it, not on its own');
+
+  let progressed = 0;
+  const withProgress = await a.add(bytes('added with progress events\n'), { progress: () => void progressed++ });
+  t.ok(progressed > 0, 'progress events came');
+  t.ok((await pinsOf(a)).includes(withProgress.cid.toString()), 'an add with progress=true is recorded too');
+
+  const upload = '--X\r\nContent-Disposition: form-data; name="file"; filename="one.txt"\r\nContent-Type: application/octet-stream\r\n\r\nfirst file\n\r\n'
+    + '--X\r\nContent-Disposition: form-data; name="file"; filename="two.txt"\r\nContent-Type: application/octet-stream\r\n\r\nsecond file\n\r\n--X--\r\n';
+  const res = await request(`${gw.api}/add?quieter=true`, { method: 'POST', headers: { authorization: basic(KEYS.a.key, KEYS.a.secret), 'content-type': 'multipart/form-data; boundary=X' }, body: upload });
+  t.equal(res.statusCode, 200);
+  const lines = (await res.body.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as { Name: string; Hash: string });
+  t.same(lines.map((l) => l.Name), ['two.txt'], 'quieter: the last entry only, as the client asked');
+  const named = new Map<string, string | undefined>();
+  for await (const pin of a.pin.ls({ names: true })) named.set(pin.cid.toString(), pin.name);
+  t.equal(named.get(lines[0]!.Hash), 'two.txt', 'each top-level file is pinned, named by its path');
+  t.equal([...named.values()].filter((n) => n === 'one.txt').length, 1, 'the one the answer left out too');
+});
+
 t.test('pin.add, and B\'s pin.rm of A\'s CID leaves A\'s pin listed and its content readable', async (t) => {
   const { cid } = await a.add(bytes('kept by A\n'));
   t.same((await b.pin.add(cid)).toString(), cid.toString(), 'B pins the same content');
@@ -141,6 +171,19 @@ t.test('a key past its plan\'s storageBytes is refused, and its stored bytes are
   const bigCid = (await node.add(bytes(big), { onlyHash: true })).cid.toString();
   t.notOk((await pinsOf(node)).includes(bigCid), 'nor pinned on the node');
 
+  // With progress=true the answer has begun (200, progress events) when the add is weighed: the
+  // refusal comes in the X-Stream-Error trailer, as kubo reports an error after its output began.
+  const streamed = await request(`${gw.api}/add?progress=true`, {
+    method: 'POST',
+    headers: { authorization: basic(KEYS.c.key, KEYS.c.secret), 'content-type': 'multipart/form-data; boundary=X' },
+    body: `--X\r\nContent-Disposition: form-data; name="file"; filename="f"\r\nContent-Type: application/octet-stream\r\n\r\n${big}\r\n--X--\r\n`,
+  });
+  t.equal(streamed.statusCode, 200);
+  const events = (await streamed.body.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as { Bytes?: number; Hash?: string });
+  t.ok(events.length > 0 && events.every((e) => e.Bytes !== undefined && e.Hash === undefined), 'progress events only, no entry');
+  t.match(streamed.trailers['x-stream-error'], /^storage limit reached: the plan allows 100 bytes pinned, the key has 20, adding 100$/, 'the refusal in the trailer');
+  t.same(await pinsOf(c), [hello.cid.toString()], 'not recorded');
+
   const unpinned = await c.add(bytes(big), { pin: false });
   t.equal(unpinned.cid.toString(), bigCid);
   await t.rejects(c.pin.add(unpinned.cid), { message: /storage limit reached/ }, 'pin.add is refused too');
@@ -159,4 +202,8 @@ t.test('a key past its plan\'s storageBytes is refused, and its stored bytes are
   t.equal((await c.pin.add(unpinned.cid)).toString(), bigCid, 'the 100-byte DAG now fits, exactly');
   t.same((await adminGet('/keys/pins-c')).body.storage, { bytes: 100, pins: 1 });
   await t.rejects(c.add(bytes('one more\n')), { message: /^storage limit reached: the plan allows 100 bytes pinned, the key has 100$/ }, 'a key at its allowance is refused before its upload is read');
+  await t.rejects(c.add(bytes('one more\n'), { pin: false }), { message: /^storage limit reached/ }, 'an unpinned add too: a full key stores nothing more');
+  await t.rejects(c.block.put(bytes('a block\n')), { message: /^storage limit reached/ }, 'nor a block');
+  await t.rejects(c.dag.put({ hello: 'world' }), { message: /^storage limit reached/ }, 'nor a DAG node');
+  t.ok((await c.add(bytes('one more\n'), { onlyHash: true })).cid, 'only-hash stores nothing: still served');
 });

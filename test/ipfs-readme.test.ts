@@ -11,7 +11,7 @@ import { startExampleGateway } from './helpers/example-gateway.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const section = readme.slice(readme.indexOf('### File storage (IPFS)'));
-const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+const [script, dagScript] = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]);
 
 t.test('the README shows the file-storage examples', async (t) => {
   t.ok(script, 'a sh block under "File storage (IPFS)"');
@@ -36,4 +36,14 @@ t.test('the README\'s curl examples work against the default configuration', asy
   t.equal(lines[2]!.slice(0, 5), 'world');
   t.same(JSON.parse(lines[2]!.slice(5)), { Links: [], Data: 'CAISDGhlbGxvIHdvcmxkChgM' }, 'object/get with base64 data');
   t.match(JSON.parse(lines[3]!), { Version: String }, 'version');
+
+  // The block, DAG and archive examples, after the first block (they read what its add stored).
+  t.ok(dagScript, 'a second sh block: blocks, IPLD nodes and archives');
+  const dag = (await promisify(execFile)('sh', ['-ec', dagScript!.replaceAll('http://127.0.0.1:8545', gw.origin).replace(/^/, `K=tollgate-demo-key-0001; S=tollgate-demo-secret-0001; I=${gw.origin}/ipfs-devnet/api/v0\n`)], { cwd: work })).stdout.split('\n');
+  t.same(JSON.parse(dag[0]!), { Key: 'bafkreifjjcie6lypi6ny7amxnfftagclbuxndqonfipmb64f2km2devei4', Size: 12 }, 'block/put: kubo\'s CIDv1 raw');
+  t.same(JSON.parse(dag[1]!), { Cid: { '/': 'bafyreie7d3a65h5igknekr3ru6pxik4cbudzuytknsub5s35r4qtugba3u' } }, 'dag/put: the CID the README names');
+  t.equal(dag[2], '"hello"', 'dag/get of a path inside the node');
+  t.same(JSON.parse(dag[3]!), { Cid: { '/': 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o' }, RemPath: '' }, 'dag/resolve through the link');
+  t.same(JSON.parse(dag[4]!), { Name: '', Hash: 'QmfLiVjH2vujCVP2e75zyzBYmpcjktmDeU1YBz6Ct8BBsc', Size: '75' }, 'the wrapping directory the README names');
+  t.same(dag.slice(5, 7), ['QmfLiVjH2vujCVP2e75zyzBYmpcjktmDeU1YBz6Ct8BBsc', 'QmfLiVjH2vujCVP2e75zyzBYmpcjktmDeU1YBz6Ct8BBsc/hello.txt'], 'get: the tar\'s entries');
 });

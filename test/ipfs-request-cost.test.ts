@@ -93,7 +93,8 @@ t.test('a whole answer: one lookup, one usage record with its bytes', async (t) 
   const version = await costOf('version', gw.auth);
   t.equal(version.status, 200);
   t.equal(version.lookups, 1);
-  t.same(version.records, [record('version', { bytes: Buffer.byteLength(VERSION) })]);
+  // version is charged its price (10 credits), taken when the call passed its checks.
+  t.same(version.records, [record('version', { credits: 10, bytes: Buffer.byteLength(VERSION) })]);
 });
 
 t.test('a refused secret: one lookup, one verification, one usage record (failed)', async (t) => {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { create } from 'kubo-rpc-client';
 import { createPublicClient, http, webSocket } from 'viem';
 import { DEMO_API_KEY, DEMO_API_SECRET } from '../examples/gateway/default-config.js';
 import { startServing } from './helpers/example-process.js';
@@ -52,6 +53,15 @@ t.test('curl-level calls: Solana, file storage, a bad key', async (t) => {
   const version = await fetch(`${ex.origin}/ipfs-devnet/api/v0/version`, { method: 'POST', headers: { authorization: auth } });
   t.equal(version.status, 200);
   t.match(await version.json(), { Version: String });
+  // kubo-rpc-client against the compiled demo: a block, a DAG node, a path through it, a tar.
+  const files = create({ url: `${ex.origin}/ipfs-devnet/api/v0`, headers: { authorization: auth } });
+  t.equal((await files.block.put(new TextEncoder().encode('hello world\n'))).toString(), 'bafkreifjjcie6lypi6ny7amxnfftagclbuxndqonfipmb64f2km2devei4');
+  const node = await files.dag.put({ hello: 'world' });
+  t.equal(node.toString(), 'bafyreidykglsfhoixmivffc5uwhcgshx4j465xwqntbmu43nb2dzqwfvae');
+  t.same((await files.dag.resolve(node, { path: 'hello' })).remainderPath, 'hello');
+  const tar: Uint8Array[] = [];
+  for await (const chunk of files.get('bafkreifjjcie6lypi6ny7amxnfftagclbuxndqonfipmb64f2km2devei4')) tar.push(chunk);
+  t.ok(Buffer.concat(tar).includes(Buffer.from('hello world\n')), 'get: the block as a file in a tar');
 
   const bad = await fetch(`${ex.origin}/eth-devnet/v3/not-a-valid-key`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
   t.equal(bad.status, 401);

@@ -59,13 +59,13 @@ const pack = (JSON.parse(packed) as Array<{ filename: string; files: Array<{ pat
 const tarball = join(work, pack.filename);
 
 // A second project for what the docs and examples import beside tollgate: the devnet (packed from
-// packages/devnet as it would be published), the frameworks of the embedding examples, the clients and
+// packages/devnet as it would be published), the frameworks of the embedding examples, the clients (kubo-rpc-client for the file-storage guide) and
 // the test runner of the guides, and the types of ws. Only compiled, so no install scripts run. Both
 // projects install at once: most of an install is waiting.
 const docsApp = join(work, 'docs-app');
 const { stdout: devnetPacked } = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: join(root, 'packages/devnet'), maxBuffer: 32 * 1024 * 1024 });
 const devnetTarball = join(work, (JSON.parse(devnetPacked) as Array<{ filename: string }>)[0]!.filename);
-const docsExtras = ['express', '@types/express', 'fastify', 'viem', '@solana/web3.js', 'tap', '@types/ws'];
+const docsExtras = ['express', '@types/express', 'fastify', 'viem', '@solana/web3.js', 'tap', '@types/ws', 'kubo-rpc-client'];
 
 await writeFile(join(work, 'package.json'), '{}\n');
 for (const [dir, name] of [[project, 'consumer'], [docsApp, 'docs-consumer']] as const) {

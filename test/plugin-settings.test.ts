@@ -114,4 +114,9 @@ t.test('the ipfs plugin checks each layer of its settings', async (t) => {
   t.ok(error.problems.includes('plugins.ipfs.addTimeoutMs: must be >= 1'));
   t.ok(error.problems.some((line) => line.startsWith('plugins.ipfs.realm: must match pattern')), 'a realm with a quote is refused');
   t.same(readIpfsSettings('ipfs()', {}), {});
+  // Prices are by command name, and only the commands the API has can be priced.
+  t.same(readIpfsSettings('plugins.ipfs', { credits: { cat: 5, 'dag/import': 100 }, maxUploadBytes: 4096 }), { credits: { cat: 5, 'dag/import': 100 }, maxUploadBytes: 4096 });
+  const prices = t.throws(() => readIpfsSettings('plugins.ipfs', { credits: { 'pin/nope': 5, cat: -1 }, maxUploadBytes: 10 })) as ConfigError;
+  t.ok(prices.problems.some((line) => line.startsWith('plugins.ipfs.credits')), 'an unknown command or a negative price is refused');
+  t.ok(prices.problems.includes('plugins.ipfs.maxUploadBytes: must be >= 1024'));
 });

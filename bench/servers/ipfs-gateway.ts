@@ -1,5 +1,5 @@
 /**
- * Child process of the `ipfs-cat` scenario: the Tollgate gateway serving the file-storage API (the ipfs
+ * Child process of the `ipfs-cat` and `ipfs-add` scenarios: the Tollgate gateway serving the file-storage API (the ipfs
  * plugin: basic auth with a secret, plan access, request-rate buckets, streamed relay) in front of one
  * IPFS node. Args: `--upstream <url> --key <api key> --secret <secret>`; the network is `ipfs`.
  */

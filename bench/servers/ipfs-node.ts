@@ -1,5 +1,5 @@
 /**
- * Child process of the `ipfs-cat` scenario: the devnet's embedded IPFS node (`@helia/unixfs` over
+ * Child process of the `ipfs-cat` and `ipfs-add` scenarios: the devnet's embedded IPFS node (`@helia/unixfs` over
  * `blockstore-fs`, kubo's RPC). Args: `--data-dir <dir>`.
  */
 import { startIpfsNode } from '@tollgate/devnet';

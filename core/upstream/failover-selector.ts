@@ -144,7 +144,9 @@ export class FailoverSelector implements UpstreamSelector {
       if (breaker.state === 'open' || network.probing) return false;
       if (health.trialCall === ctx) health.trialCall = undefined;
       else if (upstream.settings.role !== 'partner' || !breaker.claimTrial(performance.now(), upstream.settings.timeoutMs)) return false;
-    } else if (health.lagging && !network.servesLagging()) {
+    } else if (health.lagging && !network.servesLagging() && ctx.attempts === 0) {
+      // A lagging primary takes no first attempt while another primary is usable; it is asked once a
+      // node before it in the call's order was asked and gave no answer the client can have.
       return false;
     }
     const counters = health.counters;

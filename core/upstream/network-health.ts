@@ -330,7 +330,9 @@ export class NetworkHealth {
     }
     behind.sort((a, b) => b.head! - a.head!);
     const lastResort = lead.length === 0 && behind.length === 0 && laggards.length > 0;
-    if (lastResort) behind.push(...laggards.sort((a, b) => b.head! - a.head!));
+    // Lagging primaries close every order: a call whose usable nodes all failed (the node at the head
+    // killed, say) asks them rather than end unanswered; `admit` lets them take only such a call.
+    behind.push(...laggards.sort((a, b) => b.head! - a.head!));
     const partners: Upstream[] = [];
     for (const h of this.#partners) if (h.breaker.state === 'closed') partners.push(h.upstream);
     if (!probing) for (const h of this.#partners) if (h.breaker.state === 'half-open') partners.push(h.upstream);

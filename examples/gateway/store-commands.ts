@@ -1,7 +1,8 @@
 import type { Writable } from 'node:stream';
 import type { GatewayConfig } from 'tollgate';
+import type { PinRecord, PinStore } from 'tollgate/plugin';
 import type { KeyRegistry, CreditLedger, PlanRegistry, UsageRecorder } from 'tollgate/store';
-import { KeyManager, KeyManagerError, PlanManager, type DayUsage, type IssuedKey, type KeyView } from 'tollgate/plugins/admin';
+import { KeyManager, KeyManagerError, PlanManager, type DayUsage, type IssuedKey, type KeyStorage, type KeyView } from 'tollgate/plugins/admin';
 import { SECURITY_SECTION } from 'tollgate/plugins/security';
 import type { CliOptions } from './cli.js';
 import { loadCliConfig, reportLoadFailure } from './cli-config.js';
@@ -31,20 +32,21 @@ interface OpenStore {
   readonly plans: PlanRegistry;
   readonly ledger: CreditLedger;
   readonly usage: UsageRecorder;
+  readonly pins: PinStore;
   close(): Promise<void> | void;
 }
 
 /** Opens the store the config selects; only that store's plugin (and driver) is loaded. */
 async function openStore(config: GatewayConfig): Promise<OpenStore> {
   if (storeKind(config) === 'redis') {
-    const { createRedisStore, LEDGER_REDIS_PLUGIN } = await import('tollgate/plugins/ledger-redis');
+    const { createRedisStore, RedisPinStore, LEDGER_REDIS_PLUGIN } = await import('tollgate/plugins/ledger-redis');
     const store = createRedisStore(config.plugins[LEDGER_REDIS_PLUGIN]);
     await store.open();
-    return { registry: store.keys, plans: store.plans, ledger: store.ledger, usage: store.usage, close: () => store.close() };
+    return { registry: store.keys, plans: store.plans, ledger: store.ledger, usage: store.usage, pins: new RedisPinStore(store.connection), close: () => store.close() };
   }
-  const { openSqliteStore, resolveSqliteSettings, LEDGER_SQLITE_PLUGIN } = await import('tollgate/plugins/ledger-sqlite');
+  const { openSqliteStore, resolveSqliteSettings, SqlitePinStore, LEDGER_SQLITE_PLUGIN } = await import('tollgate/plugins/ledger-sqlite');
   const store = openSqliteStore(resolveSqliteSettings([config.plugins[LEDGER_SQLITE_PLUGIN]]));
-  return { registry: store.keys, plans: store.plans, ledger: store.ledger, usage: store.usage, close: () => store.close() };
+  return { registry: store.keys, plans: store.plans, ledger: store.ledger, usage: store.usage, pins: new SqlitePinStore(store.db), close: () => store.close() };
 }
 
 function describeKey(key: KeyView): string {
@@ -63,6 +65,12 @@ function describeIssued(issued: IssuedKey, verb: string): string {
     'Store them now: they are not shown again (only their hashes are kept).',
     '',
   ].join('\n');
+}
+
+function describePins(id: string, storage: KeyStorage, pins: readonly PinRecord[]): string {
+  const lines = [`${id}: ${storage.bytes} bytes pinned in ${storage.pins} pin${storage.pins === 1 ? '' : 's'}`];
+  for (const pin of pins) lines.push(`  ${pin.cid.padEnd(62)} ${String(pin.bytes).padStart(14)} bytes  ${new Date(pin.createdAt).toISOString()}${pin.name === undefined ? '' : `  ${pin.name}`}`);
+  return `${lines.join('\n')}\n`;
 }
 
 function describeUsage(id: string, days: readonly DayUsage[]): string {
@@ -88,8 +96,8 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
     io.err(`${message}\nsee tollgate --help\n`);
     return 2;
   };
-  if (command.name === 'keys' && !['create', 'list', 'rotate', 'revoke', 'plan', 'security'].includes(verb ?? '')) {
-    return usage('keys: expected create, list, rotate <id>, revoke <id>, plan <id> <plan> or security <id> [<json>]');
+  if (command.name === 'keys' && !['create', 'list', 'rotate', 'revoke', 'plan', 'security', 'pins'].includes(verb ?? '')) {
+    return usage('keys: expected create, list, rotate <id>, revoke <id>, plan <id> <plan>, security <id> [<json>] or pins <id>');
   }
   if (command.name === 'keys' && verb === 'security' && (rest.length < 1 || rest.length > 2)) return usage('keys security: expected <id>, or <id> and the settings as JSON');
   let securitySettings: unknown;
@@ -101,7 +109,7 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
     }
   }
   if (command.name === 'keys' && verb === 'create' && cli.plan === undefined) return usage('keys create: --plan <plan> is required');
-  if (command.name === 'keys' && (verb === 'rotate' || verb === 'revoke') && rest.length !== 1) return usage(`keys ${verb}: expected one key id`);
+  if (command.name === 'keys' && (verb === 'rotate' || verb === 'revoke' || verb === 'pins') && rest.length !== 1) return usage(`keys ${verb}: expected one key id`);
   if (command.name === 'keys' && verb === 'plan' && rest.length !== 2) return usage('keys plan: expected <id> <plan>');
   const exporting = command.name === 'usage' && command.args[0] === 'export';
   const problem = command.name === 'plans' ? plansUsageProblem(cli) : exporting ? exportUsageProblem(cli) : undefined;
@@ -115,7 +123,7 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
     io.err(`cannot open the store: ${(error as Error).message}\n`);
     return 1;
   }
-  const manager = new KeyManager({ config, registry: store.registry, plans: store.plans, ledger: store.ledger, usage: store.usage, now: () => Date.now(), sections: [SECURITY_SECTION] });
+  const manager = new KeyManager({ config, registry: store.registry, plans: store.plans, ledger: store.ledger, usage: store.usage, pins: store.pins, now: () => Date.now(), sections: [SECURITY_SECTION] });
   const print = (value: unknown, text: string): void => io.out(cli.json ? `${JSON.stringify(value, null, 2)}\n` : text);
   try {
     if (command.name === 'plans') {
@@ -147,6 +155,11 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
         const key = await manager.setSettingsSection(id, SECURITY_SECTION.name, empty ? undefined : securitySettings);
         print({ key }, empty ? `Key ${key.id} has no security settings from its next call on.\n` : `Key ${key.id}'s security settings apply from its next call on.\n`);
       }
+    } else if (verb === 'pins') {
+      const id = rest[0]!;
+      const pins = await manager.pins(id);
+      const storage = await manager.storage(id);
+      print({ id, storage, pins }, describePins(id, storage, pins));
     } else if (verb === 'revoke') {
       const key = await manager.revoke(rest[0]!);
       print({ key }, `Revoked key ${key.id}: it is refused from its next call on.\n`);

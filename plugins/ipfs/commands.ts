@@ -3,7 +3,7 @@ import { parseContentPath } from './content-path.js';
 import { IPFS_REQUEST } from './context-keys.js';
 import { PIN_COMMANDS } from './pin-commands.js';
 
-/** Whether a command reads content or writes it: each kind has its own request-rate limit. */
+/** Whether a command reads content or writes it (a write takes a multipart upload): each kind has its own request-rate limit. */
 export type CommandKind = 'read' | 'write';
 
 /** A command of the file-storage API, as the family offers it. */
@@ -18,14 +18,14 @@ export interface IpfsCommand {
   readonly variadic?: boolean;
   /** How many arguments it takes, when not one (or one or more, `variadic`): `pin/ls` none or more, `pin/update` two. */
   readonly argumentCount?: { readonly min: number; readonly max: number };
-  /** Whether it takes a multipart body (default: writes do); `pin/add` writes without one. */
+  /** Whether it takes a multipart upload (default: writes do); the pin commands write without one. */
   readonly body?: boolean;
-  /** Credits a call costs (default 0: the request-rate limits bound the API instead). */
-  readonly credits?: number;
   /** The options (query parameters) the gateway checks; others are forwarded unchecked, as kubo accepts them. */
   readonly options: Readonly<Record<string, JsonSchema>>;
   /** Whether the answer is streamed to the client (else it is read whole, and small). */
   readonly stream: boolean;
+  /** Credits a call costs by default (`plugins.ipfs.credits` may change it); bytes are metered besides. */
+  readonly credits: number;
   /** One line for the docs. */
   readonly description: string;
 }
@@ -33,6 +33,8 @@ export interface IpfsCommand {
 /** Go's `strconv.ParseBool` values, and the empty value a bare flag has. */
 const BOOL: JsonSchema = { type: 'string', pattern: '^(|1|t|T|TRUE|true|True|0|f|F|FALSE|false|False)$', description: 'true or false' };
 const INT64: JsonSchema = { type: 'string', pattern: '^[+-]?[0-9]{1,18}$', description: 'an integer' };
+/** A multicodec or multihash name (`dag-cbor`, `sha2-256`), or go-multicodec's `0x` hex code. */
+const CODEC: JsonSchema = { type: 'string', pattern: '^([a-z0-9-]{1,32}|0x[0-9a-fA-F]{1,8})$', description: 'a multicodec name' };
 
 /** The commands of the file-storage API. */
 export const IPFS_COMMANDS: readonly IpfsCommand[] = [
@@ -43,6 +45,7 @@ export const IPFS_COMMANDS: readonly IpfsCommand[] = [
     variadic: true,
     options: { offset: INT64, o: INT64, length: INT64, l: INT64, progress: BOOL, p: BOOL },
     stream: true,
+    credits: 0,
     description: 'The bytes of one or more files, concatenated; `offset` and `length` select a range.',
   },
   {
@@ -55,6 +58,7 @@ export const IPFS_COMMANDS: readonly IpfsCommand[] = [
       enc: { enum: ['json'] },
     },
     stream: false,
+    credits: 0,
     description: 'A dag-pb node as `{Links:[{Name,Hash,Size}],Data}` (served from the raw block when the upstream lacks the command).',
   },
   {
@@ -63,6 +67,7 @@ export const IPFS_COMMANDS: readonly IpfsCommand[] = [
     argument: 'cid',
     options: {},
     stream: true,
+    credits: 0,
     description: 'The raw bytes of one block.',
   },
   {
@@ -71,7 +76,68 @@ export const IPFS_COMMANDS: readonly IpfsCommand[] = [
     argument: 'cid',
     options: {},
     stream: false,
+    credits: 0,
     description: 'A block\'s CID and size, as `{Key,Size}`.',
+  },
+  {
+    name: 'block/put',
+    kind: 'write',
+    options: { 'cid-codec': CODEC, mhtype: CODEC, mhlen: INT64, format: CODEC, f: CODEC, pin: BOOL, 'allow-big-block': BOOL },
+    stream: true,
+    credits: 40,
+    description: 'Stores each file of a multipart upload as one block (CIDv1 `raw` sha2-256 by default); answers NDJSON `{Key,Size}` per block.',
+  },
+  {
+    name: 'dag/put',
+    kind: 'write',
+    options: { 'input-codec': CODEC, 'store-codec': CODEC, hash: CODEC, pin: BOOL, 'allow-big-block': BOOL },
+    stream: true,
+    credits: 40,
+    description: 'Stores each file of a multipart upload as one IPLD node (dag-json in, dag-cbor stored, CIDv1); answers NDJSON `{Cid:{"/"}}` per node.',
+  },
+  {
+    name: 'dag/get',
+    kind: 'read',
+    argument: 'ref',
+    options: { 'output-codec': CODEC },
+    stream: true,
+    credits: 20,
+    description: 'The IPLD node at a path, encoded in `output-codec` (dag-json by default), streamed.',
+  },
+  {
+    name: 'dag/resolve',
+    kind: 'read',
+    argument: 'ref',
+    options: {},
+    stream: false,
+    credits: 20,
+    description: 'The last block a path reaches through links and the rest of the path, as `{Cid:{"/"},RemPath}`.',
+  },
+  {
+    name: 'dag/import',
+    kind: 'write',
+    options: {
+      'pin-roots': BOOL,
+      'local-only': BOOL,
+      silent: BOOL,
+      stats: BOOL,
+      'allow-big-block': BOOL,
+      'fast-provide-root': BOOL,
+      'fast-provide-dag': BOOL,
+      'fast-provide-wait': BOOL,
+    },
+    stream: true,
+    credits: 80,
+    description: 'Imports the blocks of the CAR files of a multipart upload; answers NDJSON `{Root:{Cid,PinErrorMsg}}` per root (and `{Stats}` with `stats`).',
+  },
+  {
+    name: 'get',
+    kind: 'read',
+    argument: 'ipfs-path',
+    options: { output: { type: 'string' }, o: { type: 'string' }, archive: BOOL, a: BOOL, compress: BOOL, C: BOOL, 'compression-level': INT64, l: INT64, progress: BOOL, p: BOOL },
+    stream: true,
+    credits: 40,
+    description: 'A file or a directory with everything under it as a tar stream (`compress` gzips it).',
   },
   {
     name: 'add',
@@ -94,6 +160,7 @@ export const IPFS_COMMANDS: readonly IpfsCommand[] = [
       hash: { type: 'string', pattern: '^[a-z0-9-]{1,32}$', description: 'a multihash name' },
     },
     stream: true,
+    credits: 0,
     description: 'Adds the files of a multipart/form-data upload; answers NDJSON `{Name,Hash,Size}` per file and directory.',
   },
   {
@@ -101,6 +168,7 @@ export const IPFS_COMMANDS: readonly IpfsCommand[] = [
     kind: 'read',
     options: { number: BOOL, n: BOOL, commit: BOOL, repo: BOOL, all: BOOL },
     stream: false,
+    credits: 10,
     description: 'The upstream node\'s version.',
   },
   ...PIN_COMMANDS,
@@ -109,6 +177,11 @@ export const IPFS_COMMANDS: readonly IpfsCommand[] = [
 /** The command named `name`, if the API has one. */
 export function ipfsCommand(name: string): IpfsCommand | undefined {
   return IPFS_COMMANDS.find((c) => c.name === name);
+}
+
+/** Whether `command` takes a multipart upload (every write but the pin commands). */
+export function takesUpload(command: IpfsCommand | undefined): boolean {
+  return command !== undefined && (command.body ?? command.kind === 'write');
 }
 
 function paramsSchema(command: IpfsCommand): JsonSchema {
@@ -146,7 +219,7 @@ function checkArguments(command: IpfsCommand): (input: LimitsInput) => undefined
         }
       }
     }
-    if (command.body ?? command.kind === 'write') {
+    if (takesUpload(command)) {
       const type = ctx.state.get(IPFS_REQUEST)?.contentType ?? '';
       if (!/^multipart\/form-data\s*;.*boundary=/i.test(type)) throw badRequest(`${command.name} takes a multipart/form-data body with a boundary`);
     }
@@ -154,16 +227,20 @@ function checkArguments(command: IpfsCommand): (input: LimitsInput) => undefined
   };
 }
 
-/** The command as a method of the `ipfs` family: offered on the `ipfs` transport only, charged its `credits` (most cost none: the API has request-rate limits instead). */
-export function commandMethod(command: IpfsCommand, options: { addTimeoutMs: number; transport: string }): MethodDefinition {
+/**
+ * The command as a method of the `ipfs` family: offered on the `ipfs` transport only, charged its credits
+ * (`credits` overrides the table's by command name), besides the API's request-rate limits.
+ */
+export function commandMethod(command: IpfsCommand, options: { addTimeoutMs: number; transport: string; credits?: Readonly<Record<string, number>> }): MethodDefinition {
   return {
     name: command.name,
     params: paramsSchema(command),
     paramNames: ['arg', 'options'],
-    credits: command.credits ?? 0,
+    credits: options.credits?.[command.name] ?? command.credits,
     // An upload is consumed by the first upstream that reads it: it cannot be sent again.
     idempotent: command.kind !== 'write',
     transports: [options.transport],
+    // Uploads (add, block/put, dag/put, dag/import) get the upload deadline.
     ...(command.kind === 'write' ? { timeoutMs: options.addTimeoutMs } : {}),
     limits: checkArguments(command),
     description: command.description,

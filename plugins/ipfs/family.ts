@@ -10,14 +10,17 @@ export const IPFS_FAMILY = 'ipfs';
 export const IPFS_TRANSPORT = 'ipfs';
 
 /**
- * The `ipfs` network family: the file-storage API's commands (`cat`, `object/get`, `add`, `version`)
- * over kubo's HTTP RPC protocol. Its commands cost no credits; request-rate limits apply instead.
+ * The `ipfs` network family: the file-storage API's commands (`IPFS_COMMANDS`) over kubo's HTTP RPC
+ * protocol, each at its credits (`credits` overrides them by name), with request-rate limits besides.
  */
-export function createIpfsFamily(options: { addTimeoutMs: number }): NetworkFamily {
+export function createIpfsFamily(options: { addTimeoutMs: number; credits?: Readonly<Record<string, number>> }): NetworkFamily {
   return {
     name: IPFS_FAMILY,
     // The Pinning Service API's operations are methods too, offered on its own transport only.
-    methods: [...IPFS_COMMANDS.map((command) => commandMethod(command, { addTimeoutMs: options.addTimeoutMs, transport: IPFS_TRANSPORT })), ...psaMethods()],
+    methods: [
+      ...IPFS_COMMANDS.map((command) => commandMethod(command, { addTimeoutMs: options.addTimeoutMs, transport: IPFS_TRANSPORT, ...(options.credits === undefined ? {} : { credits: options.credits }) })),
+      ...psaMethods(options.credits),
+    ],
     protocol: kuboProtocol,
   };
 }

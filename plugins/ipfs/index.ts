@@ -1,6 +1,7 @@
 /**
  * The file-storage API: a kubo-compatible IPFS HTTP RPC (`POST {network base}/api/v0/<command>`,
- * commands `cat`, `object/get`, `add` and `version`) behind the gateway, for networks of the `ipfs`
+ * commands `add`, `cat`, `get`, `object/get`, `block/get|put|stat`, `dag/get|put|resolve|import` and
+ * `version`) behind the gateway, for networks of the `ipfs`
  * family. Clients authenticate with HTTP basic auth (API key and its secret); plans decide access and
  * per-key read and write request rates; answers stream end to end.
  *

@@ -3,6 +3,7 @@ import {
   clientAddress,
   continueBody,
   InFlightResponses,
+  refuseBody,
   SERVED_BY_HEADER,
   type GatewayRuntime,
   type Transport,
@@ -13,11 +14,13 @@ import {
   type RequestContext,
 } from '../../core/plugin-api.js';
 import { parseBasicAuth } from './basic-auth.js';
+import { ipfsCommand, takesUpload } from './commands.js';
 import { IPFS_REQUEST } from './context-keys.js';
 import { IPFS_TRANSPORT, isIpfsNetwork } from './family.js';
 import { KuboErrorCode, kuboErrorBody } from './kubo-errors.js';
 import { relay, STREAM_ERROR_TRAILER } from './relay.js';
 import type { ResolvedIpfsSettings } from './settings.js';
+import { UploadMeter } from './upload-meter.js';
 
 const API_PREFIX = '/api/v0/';
 
@@ -51,6 +54,8 @@ export class IpfsTransport implements Transport {
   readonly #settings: ResolvedIpfsSettings;
   readonly #cors: Record<string, string>;
   readonly #inFlight = new InFlightResponses();
+  /** Requests whose body is piped to the node (flowing, yet maybe unread when refused). */
+  readonly #uploads = new WeakSet<IncomingMessage>();
   #closing = false;
 
   constructor(settings: ResolvedIpfsSettings) {
@@ -90,10 +95,18 @@ export class IpfsTransport implements Transport {
     const args = search.getAll('arg');
     const options: Record<string, string> = {};
     for (const [name, value] of search) if (name !== 'arg' && !(name in options)) options[name] = value;
-    const writes = command === 'add';
-    // Uploads are bounded as they stream (the add command's own limit), not by a declared length.
+    const writes = takesUpload(ipfsCommand(command));
+    const declared = Number(headerValue(req.headers['content-length']) ?? Number.NaN);
+    if (writes && declared > this.#settings.maxUploadBytes) return this.#refuseUpload(req, res), true;
+    // Uploads are bounded as they stream (a chunked body declares nothing), by `maxUploadBytes`.
     continueBody(req, res);
     if (!writes) req.resume();
+    const upload = writes ? new UploadMeter(this.#settings.maxUploadBytes) : undefined;
+    if (upload !== undefined) {
+      this.#uploads.add(req);
+      req.once('error', (error) => upload.destroy(error));
+      req.pipe(upload);
+    }
 
     this.#inFlight.track(res);
     const contentType = headerValue(req.headers['content-type']);
@@ -104,12 +117,12 @@ export class IpfsTransport implements Transport {
       call: { method: command, params: [args, options] },
       meta: { origin: req.headers.origin, userAgent: req.headers['user-agent'], remoteAddress: clientAddress(req, gateway.config.server.trustedProxies), headers: req.headers },
     });
-    ctx.state.set(IPFS_REQUEST, { ...(writes ? { body: req } : {}), ...(contentType === undefined ? {} : { contentType }) });
+    ctx.state.set(IPFS_REQUEST, { ...(upload === undefined ? {} : { body: upload }), ...(contentType === undefined ? {} : { contentType }) });
     // Cancellation is unsubscription, as on every transport: a client that leaves before the answer
     // stops the call (its upstream request is aborted, its credits refunded). Once the answer streams,
     // the relay ends the upstream stream instead.
     const call = gateway.execute(ctx).subscribe((done) => {
-      this.#answer(req, res, done, gateway);
+      this.#answer(req, res, done, gateway, upload);
     });
     res.once('close', () => {
       if (!res.writableFinished) call.unsubscribe();
@@ -123,14 +136,26 @@ export class IpfsTransport implements Transport {
     await this.#inFlight.drain(this.#settings.drainTimeoutMs);
   }
 
-  #answer(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, gateway: GatewayRuntime): void {
+  #answer(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, gateway: GatewayRuntime, upload: UploadMeter | undefined): void {
+    // An upload's bytes are metered with what was served: data moved either way.
+    const uploaded = (): number => upload?.bytes ?? 0;
     if (res.destroyed) {
       const body = ctx.reply?.body;
       if (ctx.error === undefined && body !== undefined && !(body instanceof Uint8Array)) {
         (body as { destroy?: () => void }).destroy?.();
         // A stream the client left before it began: the call's one usage record, with nothing served.
-        gateway.recordStreamedCall(ctx, { bytes: 0, failed: true });
+        gateway.recordStreamedCall(ctx, { bytes: uploaded(), failed: true });
       }
+      return;
+    }
+    if (upload?.exceeded === true) {
+      // The node saw a cut upload: whatever it answered, the client hears why.
+      const body = ctx.reply?.body;
+      if (ctx.error === undefined && body !== undefined && !(body instanceof Uint8Array)) {
+        (body as { destroy?: () => void }).destroy?.();
+        gateway.recordStreamedCall(ctx, { bytes: uploaded(), failed: true });
+      }
+      this.#refuseUpload(req, res);
       return;
     }
     if (ctx.error !== undefined || ctx.reply === undefined) {
@@ -155,8 +180,18 @@ export class IpfsTransport implements Transport {
     void relay(reply.body, res, () => reply.trailers).then((outcome) => {
       if (outcome.error !== undefined && !outcome.clientGone) gateway.logger.warn({ call: ctx.id, network: ctx.network.name, err: outcome.error }, 'upstream stream failed after the answer began');
       // The call's one usage record, now that its bytes are known (the pipeline leaves streamed calls to us).
-      gateway.recordStreamedCall(ctx, { bytes: outcome.bytes, failed: outcome.error !== undefined });
+      gateway.recordStreamedCall(ctx, { bytes: outcome.bytes + uploaded(), failed: outcome.error !== undefined });
     });
+  }
+
+  /** 413 for an upload over `maxUploadBytes`: a client still writing reads it while the rest is drained (bounded), then the connection closes. */
+  #refuseUpload(req: IncomingMessage, res: ServerResponse): void {
+    const refusal = this.#refusal(this.#tooLarge());
+    refuseBody(req, res, refusal.status, { ...this.#cors, ...refusal.headers, 'content-type': 'application/json' }, refusal.body);
+  }
+
+  #tooLarge(): GatewayError {
+    return new GatewayError(Errors.BODY_TOO_LARGE, { message: `the upload exceeds ${this.#settings.maxUploadBytes} bytes (maxUploadBytes)` });
   }
 
   #text(req: IncomingMessage, res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -172,7 +207,7 @@ export class IpfsTransport implements Transport {
     }
     const refusal = this.#refusal(error);
     // An upload refused before it was read is not read now: the connection closes instead.
-    const unread = !req.readableEnded && req.readableFlowing !== true;
+    const unread = !req.readableEnded && (req.readableFlowing !== true || this.#uploads.has(req));
     const headers: Record<string, string> = { ...this.#cors, ...error.headers, ...refusal.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(refusal.body)) };
     if (unread) headers.connection = 'close';
     res.writeHead(refusal.status, headers);

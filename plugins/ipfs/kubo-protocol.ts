@@ -21,7 +21,7 @@ export function isKuboError(reply: UpstreamReply): boolean {
 
 /**
  * kubo's HTTP RPC: `POST /api/v0/<command>?<query>` on the upstream (its URL's path, if any, in front),
- * and, for `add`, the client's multipart body streamed through. The query is rebuilt from the call's
+ * and, for an upload (`add`, `block/put`, `dag/put`, `dag/import`), the client's multipart body streamed through. The query is rebuilt from the call's
  * validated params (each `arg`, then each option once, with the value that was checked), never copied
  * from the client's: a repeated option or an odd encoding cannot reach the node unchecked.
  * Streaming commands (`cat`, `add`) get their answer as a stream; `object/get` and `version` whole.

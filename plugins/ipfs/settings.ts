@@ -1,13 +1,15 @@
 import { validateSettings } from '../../core/plugin-api.js';
+import { IPFS_COMMANDS } from './commands.js';
+import { PSA_METHOD_NAMES } from './pinning-service/methods.js';
 
 /** The plugin's name, and the key of its settings under `plugins` in the config. */
 export const IPFS_PLUGIN = 'ipfs';
 
 /** Request-rate limits of the file-storage API for the keys of one plan (token buckets per key). */
 export interface IpfsPlanLimits {
-  /** Sustained read requests (`cat`, `object/get`, `version`) per second. */
+  /** Sustained read requests (every command that is not a write) per second. */
   readonly readsPerSecond: number;
-  /** Sustained write requests (`add`) per second. */
+  /** Sustained write requests (`add`, `block/put`, `dag/put`, `dag/import`) per second. */
   readonly writesPerSecond: number;
   /** Read requests a key may make at once after a pause (default: one second's worth, at least 1). */
   readonly readBurst?: number;
@@ -30,8 +32,12 @@ export interface IpfsSettings {
    * `false` takes the API away from a plan; a plan in neither gets HTTP 403.
    */
   readonly plans?: Readonly<Record<string, IpfsPlanLimits | false>>;
-  /** How long an `add` may take until the upstream answers, ms (default 600000: large uploads). */
+  /** How long an upload (`add`, `block/put`, `dag/put`, `dag/import`) may take until the upstream answers, ms (default 600000: large uploads). */
   readonly addTimeoutMs?: number;
+  /** The largest upload body of one request, bytes (default 1073741824, 1 GiB): a longer one is cut and refused with 413. */
+  readonly maxUploadBytes?: number;
+  /** Credits per call by command name, over the defaults (`version` 10, `dag/get` and `dag/resolve` 20, `get`, `block/put` and `dag/put` 40, `dag/import` 80, the rest 0), and by Pinning Service API operation (`psa/create` and `psa/replace` 10, `psa/delete` 2, `psa/list` and `psa/get` 1). */
+  readonly credits?: Readonly<Record<string, number>>;
   /** How long a verified key secret is remembered, ms, so scrypt runs once per client rather than per request (default 60000; 0: never). */
   readonly secretCacheMs?: number;
   /** Failed secret checks a key may cause per second before it gets HTTP 429 (default 5): scrypt is expensive on purpose. */
@@ -75,6 +81,10 @@ export interface ResolvedIpfsSettings {
   readonly plans: ReadonlyMap<string, ResolvedIpfsPlanLimits>;
   /** See {@link IpfsSettings.addTimeoutMs}. */
   readonly addTimeoutMs: number;
+  /** See {@link IpfsSettings.maxUploadBytes}. */
+  readonly maxUploadBytes: number;
+  /** See {@link IpfsSettings.credits} (only the overrides). */
+  readonly credits: Readonly<Record<string, number>>;
   /** See {@link IpfsSettings.secretCacheMs}. */
   readonly secretCacheMs: number;
   /** See {@link IpfsSettings.secretFailuresPerSecond}. */
@@ -127,6 +137,8 @@ const LAYER_SCHEMA = {
       },
     },
     addTimeoutMs: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    maxUploadBytes: { type: 'integer', minimum: 1024, maximum: Number.MAX_SAFE_INTEGER },
+    credits: { type: 'object', propertyNames: { enum: [...IPFS_COMMANDS.map((c) => c.name), ...PSA_METHOD_NAMES] }, additionalProperties: { type: 'integer', minimum: 0, maximum: 1_000_000_000 } },
     drainTimeoutMs: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
     secretCacheMs: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
     secretFailuresPerSecond: rate,
@@ -171,6 +183,8 @@ export function resolveIpfsSettings(layers: readonly IpfsSettings[]): ResolvedIp
   return {
     plans,
     addTimeoutMs: merged.addTimeoutMs ?? 600_000,
+    maxUploadBytes: merged.maxUploadBytes ?? 1024 * 1024 * 1024,
+    credits: Object.assign({}, ...layers.map((layer) => layer.credits)) as Record<string, number>,
     secretCacheMs: merged.secretCacheMs ?? 60_000,
     secretFailuresPerSecond: merged.secretFailuresPerSecond ?? 5,
     secretChecksPerSourcePerSecond: merged.secretChecksPerSourcePerSecond ?? 2,

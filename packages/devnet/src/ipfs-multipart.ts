@@ -69,3 +69,18 @@ export async function* uploadEntries(req: IncomingMessage): AsyncGenerator<Uploa
     parser.destroy();
   }
 }
+
+/**
+ * The whole content of one uploaded file, refused with kubo's client error once it passes `limit` bytes
+ * (a block or a DAG node is held in memory: the bound keeps a devnet node's memory small).
+ */
+export async function readWhole(content: AsyncIterable<Uint8Array>, limit: number, what: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of content) {
+    size += chunk.length;
+    if (size > limit) throw new KuboCommandError(`${what} is over this node's limit of ${limit} bytes`, KuboErrorCode.Client);
+    chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  }
+  return Buffer.concat(chunks, size);
+}

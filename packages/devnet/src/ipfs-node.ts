@@ -11,6 +11,11 @@ import { balanced, trickle } from 'ipfs-unixfs-importer/layout';
 import type { ImporterOptions } from 'ipfs-unixfs-importer';
 import type { CID } from 'multiformats/cid';
 import { decodeDagPb, KuboErrorCode, objectJson, parseContentPath } from 'tollgate/plugins/ipfs';
+import { blockPut } from './ipfs-block-put.js';
+import { isNotFound, notFoundMessage, readBlock } from './ipfs-ipld.js';
+import { dagImport } from './ipfs-dag-import.js';
+import { dagGet, dagPut, dagResolve } from './ipfs-dag.js';
+import { get } from './ipfs-get.js';
 import { uploadEntries } from './ipfs-multipart.js';
 import { NodePins } from './ipfs-pins.js';
 import { boolOption, endWithStreamError, intOption, KUBO_HEADERS, KuboCommandError, sendKuboError, sendText, write } from './ipfs-wire.js';
@@ -20,6 +25,12 @@ const CAT_WINDOW_BYTES = 4 * 1024 * 1024;
 
 /** What the embedded IPFS node reports as its version (`/api/v0/version`). */
 export const IPFS_NODE_VERSION = 'tollgate-devnet-helia';
+
+/** The commands the node answers (`object/*` aside, which it answers as removed when `objectGet` is false). */
+const NODE_COMMANDS: ReadonlySet<string> = new Set(['add', 'cat', 'get', 'object/get', 'block/get', 'block/stat', 'block/put', 'dag/put', 'dag/get', 'dag/resolve', 'dag/import', 'version']);
+
+/** The commands that read a multipart body. */
+const UPLOAD_COMMANDS: ReadonlySet<string> = new Set(['add', 'block/put', 'dag/put', 'dag/import']);
 
 /** kubo's default chunk size (`size-262144`) and fan-out (174 links per node) for `add`. */
 export const KUBO_CHUNK_SIZE = 262_144;
@@ -75,25 +86,6 @@ export function kuboAddOptions(flags: { cidVersion?: 0 | 1; rawLeaves?: boolean;
   };
 }
 
-function notFound(cid: CID): string {
-  return `block was not found locally (offline): ipld: could not find ${cid.toString()}`;
-}
-
-function isNotFound(error: unknown): boolean {
-  const e = error as { name?: string; code?: string };
-  return e.name === 'NotFoundError' || e.code === 'ERR_NOT_FOUND' || e.code === 'ENOENT';
-}
-
-async function blockBytes(blockstore: Blockstore, cid: CID, signal: AbortSignal): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  try {
-    for await (const chunk of blockstore.get(cid, { signal })) chunks.push(chunk);
-  } catch (error) {
-    if (isNotFound(error)) throw new KuboCommandError(notFound(cid));
-    throw error;
-  }
-  return Buffer.concat(chunks);
-}
 
 function required(search: URLSearchParams, name: string): string[] {
   const args = search.getAll('arg');
@@ -138,7 +130,7 @@ class Commands {
       try {
         stat = await this.fs.stat(cid, { ...(path === undefined ? {} : { path }), signal, offline: true });
       } catch (error) {
-        if (isNotFound(error)) throw new KuboCommandError(notFound(cid));
+        if (isNotFound(error)) throw new KuboCommandError(notFoundMessage(cid));
         throw new KuboCommandError((error as Error).message);
       }
       if (stat.type === 'directory') throw new KuboCommandError('this dag node is a directory');
@@ -182,12 +174,12 @@ class Commands {
     if (encoding !== 'json') throw new KuboCommandError(`encoding "${encoding}" is not supported by this node`, KuboErrorCode.Client);
     const { cid, segments } = contentPath(arg!);
     let current = cid;
-    let block = await blockBytes(this.blockstore, current, signal);
+    let block = await readBlock(this.blockstore, current, signal);
     for (const segment of segments) {
       const next = this.#decode(current, block).Links.find((link) => link.Name === segment)?.Hash;
       if (next === undefined) throw new KuboCommandError(`no link named "${segment}" under ${current.toString()}`);
       current = next;
-      block = await blockBytes(this.blockstore, current, signal);
+      block = await readBlock(this.blockstore, current, signal);
     }
     const body = objectJson(this.#decode(current, block), dataEncoding);
     res.writeHead(200, { ...KUBO_HEADERS, 'content-type': 'application/json' });
@@ -198,7 +190,7 @@ class Commands {
     const [arg] = required(search, 'cid');
     const { cid, segments } = contentPath(arg!);
     if (segments.length > 0) throw new KuboCommandError('block/get takes a CID, not a path', KuboErrorCode.Client);
-    const block = await blockBytes(this.blockstore, cid, signal);
+    const block = await readBlock(this.blockstore, cid, signal);
     res.writeHead(200, { ...KUBO_HEADERS, 'content-type': 'text/plain', 'x-stream-output': '1' });
     res.end(block);
   }
@@ -208,7 +200,7 @@ class Commands {
     const [arg] = required(search, 'cid');
     const { cid, segments } = contentPath(arg!);
     if (segments.length > 0) throw new KuboCommandError('block/stat takes a CID, not a path', KuboErrorCode.Client);
-    const block = await blockBytes(this.blockstore, cid, signal);
+    const block = await readBlock(this.blockstore, cid, signal);
     res.writeHead(200, { ...KUBO_HEADERS, 'content-type': 'application/json' });
     res.end(`${JSON.stringify({ Key: cid.toString(), Size: block.length })}\n`);
   }
@@ -306,8 +298,9 @@ function discardingStore(real: Blockstore): Pick<Blockstore, 'get' | 'put' | 'ha
 
 /**
  * Starts an embedded IPFS node: `@helia/unixfs` over a `blockstore-fs` directory (so content survives
- * restarts), no libp2p networking, serving kubo's HTTP RPC for `add`, `cat`, `object/get`, `block/get`
- * and `version` on a loopback port. `add` defaults give kubo's CIDs (`"hello world\n"` →
+ * restarts), no libp2p networking, serving kubo's HTTP RPC for `add`, `cat`, `get`, `object/get`,
+ * `block/get`, `block/stat`, `block/put`, `dag/put`, `dag/get`, `dag/resolve`, `dag/import` and
+ * `version` on a loopback port. `add` defaults give kubo's CIDs (`"hello world\n"` →
  * `QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o`).
  *
  * @example
@@ -331,10 +324,10 @@ export async function startIpfsNode(options: IpfsNodeOptions): Promise<IpfsNode>
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://node');
     const command = url.pathname.startsWith('/api/v0/') ? url.pathname.slice('/api/v0/'.length) : undefined;
-    const known = command === 'add' || command === 'cat' || command === 'object/get' || command === 'block/get' || command === 'block/stat' || command === 'version' || (command?.startsWith('object/') === true && !(options.objectGet ?? true));
+    const known = (command !== undefined && NODE_COMMANDS.has(command)) || (command?.startsWith('object/') === true && !(options.objectGet ?? true));
     if (!known && !pins.serves(command)) return sendText(res, 404, '404 page not found\n');
     if (req.method !== 'POST') return sendText(res, 405, '405 - Method Not Allowed\n', { allow: 'OPTIONS, POST' });
-    if (command !== 'add') req.resume();
+    if (!UPLOAD_COMMANDS.has(command!)) req.resume();
     const abort = new AbortController();
     // The importer and exporter listen on the signal once per block in flight.
     setMaxListeners(0, abort.signal);
@@ -348,6 +341,12 @@ export async function startIpfsNode(options: IpfsNodeOptions): Promise<IpfsNode>
         case 'block/get': return await commands.blockGet(url.searchParams, res, abort.signal);
         case 'block/stat': return await commands.blockStat(url.searchParams, res, abort.signal);
         case 'add': return await commands.add(url.searchParams, req, res, abort.signal);
+        case 'block/put': return await blockPut(blockstore, url.searchParams, req, res, abort.signal);
+        case 'dag/put': return await dagPut(blockstore, url.searchParams, req, res, abort.signal);
+        case 'dag/get': return await dagGet(blockstore, url.searchParams, res, abort.signal);
+        case 'dag/resolve': return await dagResolve(blockstore, url.searchParams, res, abort.signal);
+        case 'dag/import': return await dagImport(blockstore, url.searchParams, req, res, abort.signal);
+        case 'get': return await get(blockstore, url.searchParams, res, abort.signal);
         default: return await commands.objectGetCommand(url.searchParams, res, abort.signal);
       }
     } catch (error) {

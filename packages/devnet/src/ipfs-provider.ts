@@ -43,8 +43,8 @@ export interface HeliaProvider extends EmbeddedUpstreamProvider {
 
 /**
  * Starts an embedded IPFS node: `@helia/unixfs` over a `blockstore-fs` directory (content survives
- * restarts), no libp2p networking, serving kubo's HTTP RPC (`add`, `cat`, `object/get`, `block/get`,
- * `version`) on a loopback port, with kubo's `add` defaults (CIDv0, 256 KiB chunks, balanced layout).
+ * restarts), no libp2p networking, serving kubo's HTTP RPC (`add`, `cat`, `get`, `object/get`, `block/*`,
+ * `dag/*`, `version`) on a loopback port, with kubo's `add` defaults (CIDv0, 256 KiB chunks, balanced layout).
  * The node's code and `@helia/unixfs` load on the first call, so a gateway without IPFS never pays for them.
  *
  * @example

@@ -138,13 +138,16 @@ export function psaMethodKind(name: string): CommandKind | undefined {
   return SPECS.find((spec) => spec.name === name)?.kind;
 }
 
-/** The operations as methods of the `ipfs` family, offered on the Pinning Service API's transport only. */
-export function psaMethods(): MethodDefinition[] {
+/** The operations' names, as `plugins.ipfs.credits` may name them. */
+export const PSA_METHOD_NAMES: readonly string[] = SPECS.map((spec) => spec.name);
+
+/** The operations as methods of the `ipfs` family, offered on the Pinning Service API's transport only; `credits` overrides prices by name. */
+export function psaMethods(credits?: Readonly<Record<string, number>>): MethodDefinition[] {
   return SPECS.map((spec) => ({
     name: spec.name,
     params: spec.params,
     paramNames: spec.paramNames,
-    credits: spec.credits,
+    credits: credits?.[spec.name] ?? spec.credits,
     // A pin request changes the key's pins: it is not sent twice.
     idempotent: spec.kind === 'read',
     transports: [PSA_TRANSPORT],

@@ -1,6 +1,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import { createUpstreamSender } from '../../../core/upstream-api.js';
 import { ContextKey, keyOf, replyOf, step, Tokens, type GatewayError, type PinStore, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
+import { ipfsCommand, takesUpload } from '../commands.js';
 import { IPFS_REQUEST } from '../context-keys.js';
 import { isIpfsNetwork } from '../family.js';
 import { kuboErrorReply } from '../kubo-errors.js';
@@ -117,10 +118,21 @@ export function addPinsStages(settings: ResolvedIpfsSettings): StageDefinition[]
       after: 'route',
       create: (deps) => {
         const pins = (): PinStore => (store ??= deps.container.resolve(Tokens.PinStore));
+        // A key whose pins fill its allowance stores nothing more (an unpinned add, block/put, dag/put,
+        // dag/import): refused before the upload is read.
+        const refuseWhenFull = (ctx: RequestContext): Promise<void> | undefined => {
+          const limit = storageLimitOf(ctx, settings);
+          if (limit === undefined) return undefined;
+          return Promise.resolve(pins().storedBytes(keyOf(ctx).id)).then((stored) => {
+            if (stored >= limit) throw storageLimitReached(limit, stored);
+          });
+        };
         return step((ctx) => {
-          if (!applies(ctx) || ctx.reply !== undefined) return;
+          if (ctx.reply !== undefined || !isIpfsNetwork(ctx.network) || !ctx.state.has(IPFS_REQUEST)) return;
+          if (ctx.call.method !== 'add') return takesUpload(ipfsCommand(ctx.call.method)) ? refuseWhenFull(ctx) : undefined;
           const [args, options] = ctx.params as [string[], Record<string, string>];
-          if (!flag(options, ['pin'], true) || flag(options, ['only-hash', 'n'], false)) return;
+          if (flag(options, ['only-hash', 'n'], false)) return;
+          if (!flag(options, ['pin'], true)) return refuseWhenFull(ctx);
           const output: AddOutput = { quieter: flag(options, ['quieter', 'Q'], false), silent: flag(options, ['silent'], false), wrapped: flag(options, ['wrap-with-directory', 'w'], false) };
           const { quieter: _q, Q: _Q, silent: _s, ...rest } = options;
           ctx.params = [args, rest];
@@ -195,6 +207,10 @@ export function addPinsStages(settings: ResolvedIpfsSettings): StageDefinition[]
           // Progress events keep a long upload's client informed: they pass at once, the entries at the end.
           const out = new PassThrough();
           ctx.reply = { ...head, body: out };
+          // A client that goes away ends the node's answer too, as the relay would have.
+          out.once('close', () => {
+            if (!out.writableFinished) (reply.body as { destroy?: () => void }).destroy?.();
+          });
           collect((line) => out.write(line)).then(
             (outcome) => {
               if (outcome === undefined) out.end(shown());

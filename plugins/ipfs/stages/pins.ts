@@ -99,11 +99,15 @@ async function pinRm(ctx: RequestContext, deps: PinDeps, args: readonly string[]
   // As kubo: nothing is removed unless every argument is pinned (here: by this key).
   for (const cid of cids) if ((await store.get(keyId, cid)) === undefined) return kuboErrorReply('not pinned or pinned indirectly');
   for (const cid of cids) {
-    await store.remove(keyId, cid);
+    const removed = await store.remove(keyId, cid);
     // The node keeps content while any key pins it: another key's pin of the same CID is untouched.
-    if (await store.pinnedByOthers(keyId, cid)) continue;
+    if (removed === undefined || (await store.pinnedByOthers(keyId, cid))) continue;
     const unpinned = await deps.node.unpin(ctx, cid);
-    if (!unpinned.ok) return unpinned.reply;
+    if (!unpinned.ok) {
+      // The node still pins it: the pin stays the key's, so it can be removed again.
+      await store.add(removed, undefined);
+      return unpinned.reply;
+    }
   }
   return json({ Pins: cids });
 }

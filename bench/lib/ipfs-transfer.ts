@@ -1,0 +1,176 @@
+/**
+ * What the file-storage scenarios (`ipfs-cat`, `ipfs-add`) share: a deterministic byte pattern, a
+ * streamed `add` upload, the gateway's resident memory, and one round's measurement of whole-file
+ * transfers (throughput in MiB/s, CPU per MiB, RSS sampled throughout).
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { request } from 'undici';
+import { cpuDelta, ownCpuTime, totalCpuTime } from './cpu.js';
+import type { ComparisonReport, RoundResult } from './harness.js';
+
+/** The bench key and secret of the file-storage gateway. */
+export const IPFS_KEY = 'bench-ipfs-key-0001';
+export const IPFS_SECRET = 'bench-ipfs-secret-0001';
+const CHUNK = 65_536;
+/** The gateway's peak RSS growth while streaming may not exceed this. */
+const RSS_BUDGET_MIB = 64;
+export const MIB = 1 << 20;
+
+/** Chunk `n` of a deterministic, non-repeating-looking byte stream (slices of a 1 MiB pseudo-random pattern). */
+function patternSource(): (n: number) => Buffer {
+  const pattern = Buffer.alloc(MIB + CHUNK);
+  for (let o = 0, i = 0; o < pattern.length; o += 32, i++) createHash('sha256').update(`tollgate-bench-ipfs:${i}`).digest().copy(pattern, o);
+  return (n) => {
+    const start = (n * 7919 * 64) % MIB;
+    return pattern.subarray(start, start + CHUNK);
+  };
+}
+
+/** Adds `bytes` of the pattern with `POST <apiUrl>/add` (a streamed multipart upload); returns the CID. */
+export async function addFile(apiUrl: string, bytes: number, headers: Record<string, string> = {}): Promise<string> {
+  const chunk = patternSource();
+  const boundary = '----tollgate-bench-ipfs';
+  async function* body(): AsyncGenerator<Buffer> {
+    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n`);
+    for (let n = 0; n < bytes / CHUNK; n++) yield Buffer.from(chunk(n));
+    yield Buffer.from(`\r\n--${boundary}--\r\n`);
+  }
+  const res = await request(`${apiUrl}/add`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body: Readable.from(body()),
+    headersTimeout: 600_000,
+    bodyTimeout: 600_000,
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`adding the bench file failed: HTTP ${res.statusCode} ${text}`);
+  return (JSON.parse(text.trim().split('\n').at(-1)!) as { Hash: string }).Hash;
+}
+
+/** What one whole-file transfer gave. */
+export interface Transfer {
+  readonly ms: number;
+  readonly bytes: number;
+  readonly problem?: string;
+}
+
+/** One `cat` of `expected` bytes: its time, the bytes read, and what was wrong with it. */
+export async function cat(url: string, headers: Record<string, string>, expected: number): Promise<Transfer> {
+  const started = performance.now();
+  try {
+    const res = await request(url, { method: 'POST', headers, headersTimeout: 120_000, bodyTimeout: 120_000 });
+    let bytes = 0;
+    for await (const chunk of res.body) bytes += (chunk as Buffer).length;
+    const ms = performance.now() - started;
+    const trailer = res.trailers['x-stream-error'];
+    if (res.statusCode !== 200) return { ms, bytes, problem: `HTTP ${res.statusCode}` };
+    if (trailer !== undefined && trailer !== '') return { ms, bytes, problem: `X-Stream-Error: ${String(trailer)}` };
+    if (bytes !== expected) return { ms, bytes, problem: `${bytes} bytes instead of ${expected}` };
+    return { ms, bytes };
+  } catch (error) {
+    return { ms: performance.now() - started, bytes: 0, problem: `connection error: ${(error as Error).message}` };
+  }
+}
+
+/** A process's resident memory (`VmRSS`) or its peak (`VmHWM`), in bytes; NaN when unreadable. */
+export function rss(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+/** A started target of a file-storage scenario. */
+export interface IpfsTarget {
+  readonly name: string;
+  readonly description: string;
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly pids: readonly number[];
+}
+
+/** Measures one target: `count` sequential transfers by `transfer`; RSS of `watch` sampled throughout. */
+export async function measureTransfers(target: IpfsTarget, round: number, count: number, transfer: (target: IpfsTarget) => Promise<Transfer>, upstreamPids: readonly number[], watch?: { pid: number; hwm: boolean }): Promise<{ result: RoundResult; peak: number }> {
+  const serverBefore = totalCpuTime(target.pids);
+  const upstreamBefore = totalCpuTime(upstreamPids);
+  const ownBefore = ownCpuTime();
+  let peak = watch === undefined ? NaN : rss(watch.pid, 'VmRSS');
+  const sampler = watch === undefined ? undefined : setInterval(() => (peak = Math.max(peak, rss(watch.pid, 'VmRSS'))), 20);
+  const started = performance.now();
+  const results: Transfer[] = [];
+  for (let i = 0; i < count; i++) results.push(await transfer(target));
+  const seconds = (performance.now() - started) / 1000;
+  if (sampler !== undefined) clearInterval(sampler);
+  if (watch?.hwm === true) peak = Math.max(peak, rss(watch.pid, 'VmHWM'));
+  const server = cpuDelta(serverBefore, totalCpuTime(target.pids));
+  const upstream = cpuDelta(upstreamBefore, totalCpuTime(upstreamPids));
+  const own = cpuDelta(ownBefore, ownCpuTime());
+  const ok = results.filter((r) => r.problem === undefined);
+  const mib = ok.reduce((sum, r) => sum + r.bytes, 0) / MIB;
+  const sorted = results.map((r) => r.ms).sort((a, b) => a - b);
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
+  const perMib = (cpu: number): number => (mib > 0 ? (cpu / mib) * 1e6 : NaN);
+  const problems = results.filter((r) => r.problem !== undefined);
+  const result: RoundResult = {
+    round,
+    seconds,
+    responses: results.length,
+    ok: ok.length,
+    okPerSecond: mib / seconds,
+    latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.at(-1) ?? NaN, mean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length) },
+    non2xx: problems.filter((p) => p.problem!.startsWith('HTTP')).length,
+    badBody: problems.filter((p) => !p.problem!.startsWith('HTTP') && !p.problem!.startsWith('connection')).length,
+    transportErrors: problems.filter((p) => p.problem!.startsWith('connection')).length,
+    timeouts: 0,
+    statuses: {},
+    samples: [...new Set(problems.map((p) => p.problem!))].slice(0, 3),
+    serverCores: (server.user + server.system) / seconds,
+    upstreamCores: (upstream.user + upstream.system) / seconds,
+    loadgenCores: (own.user + own.system) / seconds,
+    serverMicrosPerRequest: perMib(server.user + server.system),
+    serverUserMicrosPerRequest: perMib(server.user),
+    serverSystemMicrosPerRequest: perMib(server.system),
+    warmupFailures: 0,
+    warmupResponses: 0,
+  };
+  return { result, peak };
+}
+
+
+/** The gateway's RSS growth while it streamed, as a comparison row (PASS within the budget) and a note. */
+export function memoryVerdict(baseline: number, peak: number, peakResettable: boolean): { comparison: ComparisonReport; note: string } {
+  const growth = (peak - baseline) / MIB;
+  const verdict = Number.isFinite(growth) && growth <= RSS_BUDGET_MIB ? 'PASS' : 'MISS';
+  const memory: ComparisonReport = {
+    numerator: 'gateway',
+    denominator: 'gateway',
+    label: `gateway peak RSS growth, MiB (<= ${RSS_BUDGET_MIB})`,
+    ratio: growth,
+    range: [growth, growth],
+    cpuEfficiency: NaN,
+    verdict,
+    caveats: [],
+  };
+  return {
+    comparison: verdict === 'MISS' ? { ...memory, reason: `grew ${growth.toFixed(1)} MiB while streaming` } : memory,
+    note: `gateway RSS: ${(baseline / MIB).toFixed(1)} MiB after priming, peak ${(peak / MIB).toFixed(1)} MiB while streaming (${peakResettable ? 'VmHWM reset before measuring, and' : ''} sampled every 20 ms): growth ${growth.toFixed(1)} MiB, ${verdict}`,
+  };
+}
+
+/**
+ * The gateway's RSS now, with its peak (`VmHWM`) reset to it where the kernel allows; `resettable` says
+ * whether it did (else the peak is only what the 20 ms samples saw).
+ */
+export function rssBaseline(pid: number | undefined): { baseline: number; resettable: boolean } {
+  if (pid === undefined) return { baseline: NaN, resettable: false };
+  const baseline = rss(pid, 'VmRSS');
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5'); // resets VmHWM to the current RSS
+    return { baseline, resettable: true };
+  } catch {
+    return { baseline, resettable: false };
+  }
+}
