@@ -3,7 +3,8 @@
  * commands `add`, `cat`, `get`, `object/get`, `block/get|put|stat`, `dag/get|put|resolve|import` and
  * `version`) behind the gateway, for networks of the `ipfs`
  * family. Clients authenticate with HTTP basic auth (API key and its secret); plans decide access and
- * per-key read and write request rates; answers stream end to end.
+ * per-key read and write request rates; answers stream end to end. The same networks serve the IPFS
+ * Pinning Service API at `{network base}/pins`, with the key and secret as bearer token.
  *
  * @packageDocumentation
  */
@@ -22,10 +23,12 @@ import { addPinsStages } from './stages/add-pins.js';
 import { pinningServiceStage } from './pinning-service/stage.js';
 import { PinningServiceTransport } from './pinning-service/transport.js';
 
-export { IPFS_PLUGIN, type IpfsSettings, type IpfsPlanLimits, type ResolvedIpfsPlanLimits, type ResolvedIpfsSettings } from './settings.js';
+export { IPFS_PLUGIN, type IpfsSettings, type PinningServiceSettings, type IpfsPlanLimits, type ResolvedIpfsPlanLimits, type ResolvedIpfsSettings } from './settings.js';
 export { IPFS_FAMILY, IPFS_TRANSPORT } from './family.js';
 export { KuboErrorCode, kuboErrorBody } from './kubo-errors.js';
 export { IpfsTransport } from './ipfs-transport.js';
+export { PinningServiceTransport } from './pinning-service/transport.js';
+export { PSA_TRANSPORT } from './pinning-service/methods.js';
 export { STREAM_ERROR_TRAILER } from './relay.js';
 export { parseContentPath, type ContentPath } from './content-path.js';
 export { SecretGuard } from './secret-guard.js';

@@ -57,7 +57,8 @@ const PIN: JsonSchema = {
   properties: {
     cid: { type: 'string', minLength: 1, maxLength: 512 },
     name: { type: 'string', maxLength: 255 },
-    origins: { type: 'array', items: { type: 'string', maxLength: 1024 }, uniqueItems: true, maxItems: 20 },
+    // The spec says at most 20; kubo's `pin remote add` sends every address of its node, which may be more.
+    origins: { type: 'array', items: { type: 'string', maxLength: 1024 }, uniqueItems: true, maxItems: 100 },
     meta: STRINGS,
   },
 };

@@ -20,6 +20,7 @@ function headerValue(value: string | string[] | undefined): string | undefined {
  * the spec's `Failure` (`{"error":{"reason","details"}}`).
  */
 export class PinningServiceTransport implements Transport {
+  /** {@link PSA_TRANSPORT}: the calls' transport, to which the API's methods are restricted. */
   readonly name = PSA_TRANSPORT;
   readonly #settings: ResolvedIpfsSettings;
   readonly #cors: Record<string, string>;
@@ -34,6 +35,7 @@ export class PinningServiceTransport implements Transport {
     this.#cors = settings.corsOrigin === false ? {} : { 'access-control-allow-origin': settings.corsOrigin };
   }
 
+  /** Claims `/pins` and `/pins/{requestid}` under the base of a network of the `ipfs` family. */
   handleRequest(req: IncomingMessage, res: ServerResponse, gateway: GatewayRuntime): boolean {
     const url = req.url ?? '/';
     const addressed = gateway.networks.resolve(req.headers.host, url);
