@@ -1,4 +1,4 @@
-import type { PinStore, RequestContext, StageDependencies, UpstreamReply } from '../../../core/plugin-api.js';
+import { Errors, GatewayError, type PinStore, type RequestContext, type StageDependencies, type UpstreamReply } from '../../../core/plugin-api.js';
 import { kuboErrorMessage } from '../kubo-errors.js';
 import type { NodePinRequests } from '../node-pins.js';
 import { storageLimitReached } from '../storage-limit.js';
@@ -87,7 +87,8 @@ export class PinJobs {
         failure = nodeMessage(pinned.reply);
       }
     } catch (error) {
-      failure = (error as Error).message;
+      // The node's own deadline for the pin ran out: said as what it means for the pin.
+      failure = GatewayError.is(error) && error.entry === Errors.UPSTREAM_TIMEOUT ? `the node could not pin ${cid} within ${this.#deps.pinTimeoutMs} ms` : (error as Error).message;
     }
     const failed = await store.settle(keyId, cid, { status: 'failed', bytes: 0, statusDetails: failure }, undefined);
     // The node may hold it (pinned, then refused by the allowance): it keeps it only for another key.
