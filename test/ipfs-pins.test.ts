@@ -1,6 +1,11 @@
 import t from 'tap';
 import { create, type KuboRPCClient } from 'kubo-rpc-client';
 import { request } from 'undici';
+import { CarWriter } from '@ipld/car/writer';
+import * as dagCbor from '@ipld/dag-cbor';
+import { CID } from 'multiformats/cid';
+import * as raw from 'multiformats/codecs/raw';
+import { sha256 } from 'multiformats/hashes/sha2';
 import { admin } from '../plugins/admin/index.js';
 import { basic, startIpfsGateway } from './helpers/ipfs-gateway.js';
 
@@ -100,6 +105,40 @@ t.test('add records its roots: the wrapping directory, else each top-level entry
   for await (const pin of a.pin.ls({ names: true })) named.set(pin.cid.toString(), pin.name);
   t.equal(named.get(lines[0]!.Hash), 'two.txt', 'each top-level file is pinned, named by its path');
   t.equal([...named.values()].filter((n) => n === 'one.txt').length, 1, 'the one the answer left out too');
+});
+
+t.test('what block.put and dag.put pin, and dag.import\'s roots, are the caller\'s', async (t) => {
+  const block = await a.block.put(bytes('a block pinned by A\n'), { pin: true });
+  const unpinnedBlock = await a.block.put(bytes('a block nobody pins\n'));
+  const node1 = await a.dag.put({ pinnedBy: 'A' }, { pin: true });
+  const leaf = bytes('a leaf imported by A\n');
+  const leafCid = CID.createV1(raw.code, await sha256.digest(leaf));
+  const rootBytes = dagCbor.encode({ leaf: leafCid });
+  const rootCid = CID.createV1(dagCbor.code, await sha256.digest(rootBytes));
+  const { writer, out } = CarWriter.create([rootCid]);
+  const car = (async () => {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of out) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  })();
+  await writer.put({ cid: rootCid, bytes: rootBytes });
+  await writer.put({ cid: leafCid, bytes: leaf });
+  await writer.close();
+  for await (const _ of a.dag.import([await car])) { /* the roots, as the node reports them */ }
+
+  const aPins = new Map<string, number>();
+  for (const pin of (await adminGet('/keys/pins-a/pins')).body.pins as Array<{ cid: string; bytes: number }>) aPins.set(pin.cid, pin.bytes);
+  t.equal(aPins.get(block.toString()), 20, 'block/put with pin: the block, its bytes');
+  t.notOk(aPins.has(unpinnedBlock.toString()), 'block/put without pin records nothing');
+  t.ok((aPins.get(node1.toString()) ?? 0) > 0, 'dag/put with pin: the node, weighed');
+  t.equal(aPins.get(rootCid.toString()), rootBytes.length + leaf.length, 'dag/import: the root, weighed with what it links');
+  const bPins = await pinsOf(b);
+  t.notOk([block, node1, rootCid].some((c) => bPins.includes(c.toString())), 'none of it is B\'s');
+  const nodePins = await pinsOf(node);
+  t.ok([block, node1, rootCid].every((c) => nodePins.includes(c.toString())), 'the node pins them, as kubo does');
+  t.notOk(nodePins.includes(unpinnedBlock.toString()), 'but not the block put without pin');
+  await a.pin.rm(block);
+  t.notOk((await pinsOf(node)).includes(block.toString()), 'A\'s pin.rm unpins it on the node');
 });
 
 t.test('pin.add, and B\'s pin.rm of A\'s CID leaves A\'s pin listed and its content readable', async (t) => {

@@ -6,6 +6,7 @@ import { checkBlockSize, HARD_BLOCK_LIMIT, hasher, multicodecCode } from './ipfs
 import { readWhole, uploadEntries } from './ipfs-multipart.js';
 import { NdjsonAnswer } from './ipfs-ndjson.js';
 import { boolOption, intOption, KuboCommandError } from './ipfs-wire.js';
+import type { NodePins } from './ipfs-pins.js';
 
 const DAG_PB = 0x70;
 
@@ -47,12 +48,12 @@ export async function blockCid(prefix: BlockPrefix, bytes: Uint8Array): Promise<
 /**
  * kubo's `block/put`: stores each file of the multipart body as one block, as given (nothing is
  * decoded), and answers NDJSON `{"Key","Size"}` per block. Blocks over 2 MiB are refused unless
- * `allow-big-block`; `pin` is accepted (this node keeps every block).
+ * `allow-big-block`; with `pin`, each block joins the node's pin set (`pins`).
  */
-export async function blockPut(blockstore: Blockstore, search: URLSearchParams, req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<void> {
+export async function blockPut(blockstore: Blockstore, search: URLSearchParams, req: IncomingMessage, res: ServerResponse, signal: AbortSignal, pins?: NodePins): Promise<void> {
   const prefix = blockPrefix(search);
   const allowBig = boolOption(search.get('allow-big-block'), false);
-  boolOption(search.get('pin'), false);
+  const pin = boolOption(search.get('pin'), false);
   const answer = new NdjsonAnswer(res);
   await answer.run(async () => {
     let files = 0;
@@ -62,6 +63,7 @@ export async function blockPut(blockstore: Blockstore, search: URLSearchParams, 
       checkBlockSize(bytes.length, allowBig);
       const cid = await blockCid(prefix, bytes);
       if (cid.multihash.code !== 0x00) await blockstore.put(cid, bytes, { signal });
+      if (pin) await pins?.pinRoots([cid]);
       files++;
       if (!(await answer.emit({ Key: cid.toString(), Size: bytes.length }))) return;
     }

@@ -8,6 +8,7 @@ import { checkBlockSize, codecOf, hasherOf, linksOf, readBlock } from './ipfs-ip
 import { uploadEntries } from './ipfs-multipart.js';
 import { NdjsonAnswer } from './ipfs-ndjson.js';
 import { boolOption, KuboCommandError } from './ipfs-wire.js';
+import type { NodePins } from './ipfs-pins.js';
 
 /** Blocks a root's DAG may have for this node to check it is whole (a devnet bound on the walk). */
 const MAX_WALK_BLOCKS = 1_000_000;
@@ -45,10 +46,10 @@ async function missingUnder(blockstore: Blockstore, root: CID, signal: AbortSign
  * kubo's `dag/import`: every block of each CAR (v1 or v2) in the multipart body is checked against its
  * CID and stored; then, unless `pin-roots=false` or `local-only`, each root of the headers is answered
  * `{"Root":{"Cid":{"/":...},"PinErrorMsg":""}}` (the message says what is missing when its DAG is not
- * whole; this node keeps every block, so nothing else changes), and with `stats` a last
+ * whole; a whole one joins the node's pin set, `pins`), and with `stats` a last
  * `{"Stats":{"BlockCount","BlockBytesCount"}}`. Blocks over 2 MiB need `allow-big-block`.
  */
-export async function dagImport(blockstore: Blockstore, search: URLSearchParams, req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<void> {
+export async function dagImport(blockstore: Blockstore, search: URLSearchParams, req: IncomingMessage, res: ServerResponse, signal: AbortSignal, pins?: NodePins): Promise<void> {
   const pinRootsSet = search.has('pin-roots');
   const pinRoots = boolOption(search.get('pin-roots'), true);
   const localOnly = boolOption(search.get('local-only'), false);
@@ -102,6 +103,8 @@ export async function dagImport(blockstore: Blockstore, search: URLSearchParams,
     if (pinRoots && !localOnly) {
       for (const root of roots.values()) {
         const missing = await missingUnder(blockstore, root, signal);
+        // A whole DAG's root is pinned, as kubo pins the roots it imports.
+        if (missing === undefined) await pins?.pinRoots([root]);
         if (!(await answer.emit({ Root: { Cid: { '/': root.toString() }, PinErrorMsg: missing ?? '' } }))) return;
       }
     }

@@ -6,6 +6,7 @@ import { checkBlockSize, dagCodec, HARD_BLOCK_LIMIT, hasher, multicodecCode, res
 import { readWhole, uploadEntries } from './ipfs-multipart.js';
 import { NdjsonAnswer } from './ipfs-ndjson.js';
 import { boolOption, KUBO_HEADERS, KuboCommandError } from './ipfs-wire.js';
+import type { NodePins } from './ipfs-pins.js';
 
 /** A CID as Go's `cid.Cid` marshals it to JSON. */
 function cidJson(cid: CID): { '/': string } {
@@ -34,9 +35,9 @@ async function resolveArgument(blockstore: Blockstore, search: URLSearchParams, 
 /**
  * kubo's `dag/put`: each file of the multipart body is one node in `input-codec` (default dag-json),
  * stored re-encoded in `store-codec` (default dag-cbor) under a CIDv1 of `hash` (default sha2-256);
- * NDJSON `{"Cid":{"/":"<cid>"}}` per node.
+ * NDJSON `{"Cid":{"/":"<cid>"}}` per node; with `pin`, each node joins the node's pin set (`pins`).
  */
-export async function dagPut(blockstore: Blockstore, search: URLSearchParams, req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<void> {
+export async function dagPut(blockstore: Blockstore, search: URLSearchParams, req: IncomingMessage, res: ServerResponse, signal: AbortSignal, pins?: NodePins): Promise<void> {
   const inputName = search.get('input-codec') ?? 'dag-json';
   const storeName = search.get('store-codec') ?? 'dag-cbor';
   const hashName = search.get('hash') ?? 'sha2-256';
@@ -46,7 +47,7 @@ export async function dagPut(blockstore: Blockstore, search: URLSearchParams, re
   const input = dagCodec(inputName, 'decoder');
   const store = dagCodec(storeName, 'encoder');
   const allowBig = boolOption(search.get('allow-big-block'), false);
-  boolOption(search.get('pin'), false);
+  const pin = boolOption(search.get('pin'), false);
   const answer = new NdjsonAnswer(res);
   await answer.run(async () => {
     let files = 0;
@@ -62,6 +63,7 @@ export async function dagPut(blockstore: Blockstore, search: URLSearchParams, re
       checkBlockSize(bytes.length, allowBig);
       const cid = CID.createV1(store.code, await hashFn.digest(bytes));
       await blockstore.put(cid, bytes, { signal });
+      if (pin) await pins?.pinRoots([cid]);
       files++;
       if (!(await answer.emit({ Cid: cidJson(cid) }))) return;
     }

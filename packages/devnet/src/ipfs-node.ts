@@ -341,11 +341,11 @@ export async function startIpfsNode(options: IpfsNodeOptions): Promise<IpfsNode>
         case 'block/get': return await commands.blockGet(url.searchParams, res, abort.signal);
         case 'block/stat': return await commands.blockStat(url.searchParams, res, abort.signal);
         case 'add': return await commands.add(url.searchParams, req, res, abort.signal);
-        case 'block/put': return await blockPut(blockstore, url.searchParams, req, res, abort.signal);
-        case 'dag/put': return await dagPut(blockstore, url.searchParams, req, res, abort.signal);
+        case 'block/put': return await blockPut(blockstore, url.searchParams, req, res, abort.signal, pins);
+        case 'dag/put': return await dagPut(blockstore, url.searchParams, req, res, abort.signal, pins);
         case 'dag/get': return await dagGet(blockstore, url.searchParams, res, abort.signal);
         case 'dag/resolve': return await dagResolve(blockstore, url.searchParams, res, abort.signal);
-        case 'dag/import': return await dagImport(blockstore, url.searchParams, req, res, abort.signal);
+        case 'dag/import': return await dagImport(blockstore, url.searchParams, req, res, abort.signal, pins);
         case 'get': return await get(blockstore, url.searchParams, res, abort.signal);
         default: return await commands.objectGetCommand(url.searchParams, res, abort.signal);
       }

@@ -2,8 +2,9 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Blockstore } from 'interface-blockstore';
-import { CID } from 'multiformats/cid';
-import { DAG_PB_CODE, decodeDagPb, KuboErrorCode, parseContentPath } from 'tollgate/plugins/ipfs';
+import type { CID } from 'multiformats/cid';
+import { KuboErrorCode, parseContentPath } from 'tollgate/plugins/ipfs';
+import { codecOf, linksOf } from './ipfs-ipld.js';
 import { boolOption, KUBO_HEADERS, KuboCommandError, write } from './ipfs-wire.js';
 
 /** The pin commands the node serves, and `dag/stat` (what a gateway asks to weigh a pin). */
@@ -174,7 +175,7 @@ export class NodePins {
     sendJson(res, { UniqueBlocks: blocks, TotalSize: total, SharedSize: 0, Ratio: 1, DagStats: stats });
   }
 
-  /** Reads every block of the DAG under `root` (dag-pb links; other codecs as single blocks): their count and bytes. */
+  /** Reads every block of the DAG under `root`, following the links of the codecs the node decodes: their count and bytes. */
   async #walk(root: CID, signal: AbortSignal): Promise<{ blocks: number; bytes: number }> {
     const seen = new Set<string>();
     const pending = [root];
@@ -192,7 +193,16 @@ export class NodePins {
       }
       const block = Buffer.concat(chunks);
       bytes += block.length;
-      if (cid.code === DAG_PB_CODE) for (const link of decodeDagPb(cid, block).Links) pending.push(CID.asCID(link.Hash) ?? CID.parse(link.Hash.toString()));
+      // Links of every codec the node decodes (dag-pb, dag-cbor, dag-json...); a raw block has none.
+      const codec = codecOf(cid);
+      if (codec === undefined) continue;
+      let node: unknown;
+      try {
+        node = codec.decode(block);
+      } catch (error) {
+        throw new KuboCommandError(`cannot decode ${cid.toString()} as ${codec.name}: ${(error as Error).message}`);
+      }
+      pending.push(...linksOf(node));
     }
     return { blocks: seen.size, bytes };
   }

@@ -4,7 +4,7 @@ import { ContextKey, keyOf, replyOf, step, Tokens, type GatewayError, type PinSt
 import { ipfsCommand, takesUpload } from '../commands.js';
 import { IPFS_REQUEST } from '../context-keys.js';
 import { isIpfsNetwork } from '../family.js';
-import { kuboErrorReply } from '../kubo-errors.js';
+import { kuboErrorMessage, kuboErrorReply } from '../kubo-errors.js';
 import { NodePinRequests } from '../node-pins.js';
 import type { ResolvedIpfsSettings } from '../settings.js';
 import { storageLimitReached } from '../storage-limit.js';
@@ -16,8 +16,12 @@ export const ADD_QUOTA_STAGE = 'ipfsAddQuota';
 /** The stage that records what an `add` pinned as the key's own, with its size; after `dispatch`. */
 export const ADD_PINS_STAGE = 'ipfsAddPins';
 
-/** How the client asked `add` to answer, when the gateway asked the node for every line (it needs the roots). */
+/** The uploads whose answers name what they pinned: `add`, and `block/put`, `dag/put` (with `pin`) and `dag/import` (its roots). */
+type PinningUpload = 'add' | 'block/put' | 'dag/put' | 'dag/import';
+
+/** How the client asked the upload to answer, when the gateway asked the node for every line (it needs the roots). */
 interface AddOutput {
+  readonly command: PinningUpload;
   readonly quieter: boolean;
   readonly silent: boolean;
   readonly wrapped: boolean;
@@ -29,11 +33,44 @@ const ADD_OUTPUT = new ContextKey<AddOutput>('ipfs.addOutput');
 /** Set by the quota stage on an `add` of a key with a storage allowance: the upload, bounded by what is left of it. */
 const ADD_UPLOAD = new ContextKey<{ readonly upload: BoundedUpload; readonly limit: number; readonly stored: number }>('ipfs.addUpload');
 
-/** One line of kubo's `add` answer: a file or directory added (`Hash`), or a progress event (`Bytes`). */
+/**
+ * One line of an upload's answer: `add`'s file or directory (`Hash`) or progress event (`Bytes`),
+ * `block/put`'s `{Key,Size}`, `dag/put`'s `{Cid}`, `dag/import`'s `{Root}` or `{Stats}`.
+ */
 interface AddLine {
   readonly Name?: string;
   readonly Hash?: string;
-  readonly Size?: string;
+  readonly Size?: string | number;
+  readonly Key?: string;
+  readonly Cid?: { readonly '/'?: string };
+  readonly Root?: { readonly Cid?: { readonly '/'?: string }; readonly PinErrorMsg?: string };
+}
+
+/** What an upload pinned, as the key's pin: its CID, a name, its bytes when the answer gives them (else the node weighs it). */
+interface UploadRoot {
+  readonly cid: string;
+  readonly name?: string;
+  readonly bytes?: number;
+}
+
+/** The pin a line of the answer reports, if any. */
+function rootOf(output: AddOutput, line: AddLine): UploadRoot | undefined {
+  switch (output.command) {
+    case 'add': {
+      if (line.Hash === undefined || !isRoot(line, output.wrapped)) return undefined;
+      const name = line.Name === undefined || line.Name === '' || line.Name === line.Hash ? undefined : line.Name;
+      return { cid: line.Hash, ...(name === undefined ? {} : { name }), bytes: Number(line.Size ?? 0) };
+    }
+    case 'block/put':
+      return line.Key === undefined ? undefined : { cid: line.Key, bytes: Number(line.Size ?? 0) };
+    case 'dag/put':
+      return line.Cid?.['/'] === undefined ? undefined : { cid: line.Cid['/'] };
+    default: {
+      // A root whose DAG is not whole is not pinned (its PinErrorMsg says why).
+      const cid = line.Root?.Cid?.['/'];
+      return cid === undefined || (line.Root?.PinErrorMsg ?? '') !== '' ? undefined : { cid };
+    }
+  }
 }
 
 /** What `add` pinned: the wrapping directory, else each top-level file or directory (kubo's rule). */
@@ -63,6 +100,10 @@ function parsed(line: string): AddLine {
   }
 }
 
+function kuboMessage(reply: UpstreamReply): string | undefined {
+  return reply.body instanceof Uint8Array ? kuboErrorMessage(reply.body) : undefined;
+}
+
 function streamError(reply: UpstreamReply): string | undefined {
   const sent = reply.trailers?.['x-stream-error'];
   const message = Array.isArray(sent) ? sent[0] : sent;
@@ -78,14 +119,22 @@ async function unpinUnowned(ctx: RequestContext, store: PinStore, node: NodePinR
   }
 }
 
-/** Records the roots of an `add` as the key's pins; on a refusal, undoes this add's records and node pins, and returns the error. */
-async function record(ctx: RequestContext, store: PinStore, node: NodePinRequests, limit: number | undefined, roots: readonly AddLine[], now: number): Promise<GatewayError | undefined> {
+/**
+ * Records the roots of an upload as the key's pins (weighing with `dag/stat` those whose size the answer
+ * does not give); on a refusal, undoes this upload's records and node pins, and returns the error; a
+ * node's failure to weigh one is returned as its message.
+ */
+async function record(ctx: RequestContext, store: PinStore, node: NodePinRequests, limit: number | undefined, roots: readonly UploadRoot[], now: number): Promise<GatewayError | string | undefined> {
   const keyId = keyOf(ctx).id;
   const added: string[] = [];
   for (const root of roots) {
-    const cid = root.Hash!;
-    const bytes = Number(root.Size ?? 0);
-    const name = root.Name === undefined || root.Name === '' || root.Name === cid ? undefined : root.Name;
+    const { cid, name } = root;
+    let bytes = root.bytes;
+    if (bytes === undefined) {
+      const weighed = await node.dagBytes(ctx, cid);
+      if (!weighed.ok) return kuboMessage(weighed.reply) ?? `the node could not weigh ${cid}`;
+      bytes = weighed.value;
+    }
     const outcome = await store.add({ keyId, cid, ...(name === undefined ? {} : { name }), bytes, createdAt: now }, limit);
     if (outcome.ok) {
       if (outcome.added) added.push(cid);
@@ -93,7 +142,7 @@ async function record(ctx: RequestContext, store: PinStore, node: NodePinRequest
     }
     // The node pinned the whole add: what this add alone pins there is unpinned again.
     for (const cid of added) await store.remove(keyId, cid);
-    await unpinUnowned(ctx, store, node, [...added, ...roots.slice(roots.indexOf(root)).map((r) => r.Hash!)]);
+    await unpinUnowned(ctx, store, node, [...added, ...roots.slice(roots.indexOf(root)).map((r) => r.cid)]);
     return storageLimitReached(limit!, outcome.storedBytes, bytes);
   }
   return undefined;
@@ -111,7 +160,6 @@ async function record(ctx: RequestContext, store: PinStore, node: NodePinRequest
  */
 export function addPinsStages(settings: ResolvedIpfsSettings): StageDefinition[] {
   let store: PinStore | undefined;
-  const applies = (ctx: RequestContext): boolean => ctx.call.method === 'add' && isIpfsNetwork(ctx.network) && ctx.state.has(IPFS_REQUEST);
   return [
     {
       name: ADD_QUOTA_STAGE,
@@ -129,11 +177,16 @@ export function addPinsStages(settings: ResolvedIpfsSettings): StageDefinition[]
         };
         return step((ctx) => {
           if (ctx.reply !== undefined || !isIpfsNetwork(ctx.network) || !ctx.state.has(IPFS_REQUEST)) return;
-          if (ctx.call.method !== 'add') return takesUpload(ipfsCommand(ctx.call.method)) ? refuseWhenFull(ctx) : undefined;
           const [args, options] = ctx.params as [string[], Record<string, string>];
+          const method = ctx.call.method;
+          if (method === 'block/put' || method === 'dag/put' || method === 'dag/import') {
+            const pins = method === 'dag/import' ? flag(options, ['pin-roots'], true) && !flag(options, ['local-only'], false) : flag(options, ['pin'], false);
+            if (pins) ctx.state.set(ADD_OUTPUT, { command: method, quieter: false, silent: false, wrapped: false });
+          }
+          if (method !== 'add') return takesUpload(ipfsCommand(method)) ? refuseWhenFull(ctx) : undefined;
           if (flag(options, ['only-hash', 'n'], false)) return;
           if (!flag(options, ['pin'], true)) return refuseWhenFull(ctx);
-          const output: AddOutput = { quieter: flag(options, ['quieter', 'Q'], false), silent: flag(options, ['silent'], false), wrapped: flag(options, ['wrap-with-directory', 'w'], false) };
+          const output: AddOutput = { command: 'add', quieter: flag(options, ['quieter', 'Q'], false), silent: flag(options, ['silent'], false), wrapped: flag(options, ['wrap-with-directory', 'w'], false) };
           const { quieter: _q, Q: _Q, silent: _s, ...rest } = options;
           ctx.params = [args, rest];
           ctx.rewritten = true;
@@ -160,11 +213,11 @@ export function addPinsStages(settings: ResolvedIpfsSettings): StageDefinition[]
         const node = new NodePinRequests(createUpstreamSender(deps));
         return step((ctx) => {
           const output = ctx.state.get(ADD_OUTPUT);
-          if (!applies(ctx) || output === undefined) return;
+          if (output === undefined || !isIpfsNetwork(ctx.network)) return;
           const reply = replyOf(ctx);
           const bounded = ctx.state.get(ADD_UPLOAD);
           const cut = (): GatewayError | undefined => (bounded?.upload.exceeded() === true ? storageLimitReached(bounded.limit, bounded.stored) : undefined);
-          if (reply.status !== 200 || reply.body instanceof Uint8Array) {
+          if (reply.status !== 200) {
             // The node refused the truncated upload: the refusal is the allowance's, not the node's.
             const refusal = cut();
             if (refusal === undefined) return;
@@ -173,30 +226,32 @@ export function addPinsStages(settings: ResolvedIpfsSettings): StageDefinition[]
           }
           const limit = storageLimitOf(ctx, settings);
           const entries: string[] = [];
-          const roots: AddLine[] = [];
+          const roots: UploadRoot[] = [];
           const shown = (): string => (output.silent ? '' : output.quieter ? entries.slice(-1).join('') : entries.join(''));
           const collect = async (onProgress?: (line: string) => void): Promise<GatewayError | string | undefined> => {
-            for await (const line of lines(reply.body as NodeJS.ReadableStream)) {
+            const body = reply.body instanceof Uint8Array ? Readable.from([Buffer.from(reply.body)]) : reply.body;
+            for await (const line of lines(body)) {
               const entry = parsed(line);
-              if (entry.Hash === undefined) {
+              if (output.command === 'add' && entry.Hash === undefined) {
                 onProgress?.(line);
                 continue;
               }
               entries.push(line);
-              if (isRoot(entry, output.wrapped)) roots.push(entry);
+              const root = rootOf(output, entry);
+              if (root !== undefined) roots.push(root);
             }
             const failed = streamError(reply);
             if (failed !== undefined) return cut() ?? failed;
             const refusal = cut();
             if (refusal !== undefined) {
               // A node that took the truncated upload as whole: what it pinned is not the key's.
-              await unpinUnowned(ctx, pins(), node, roots.map((r) => r.Hash!));
+              await unpinUnowned(ctx, pins(), node, roots.map((r) => r.cid));
               return refusal;
             }
             return record(ctx, pins(), node, limit, roots, deps.clock.now());
           };
           const { trailers: _trailers, ...head } = reply;
-          if (!flag((ctx.params as [string[], Record<string, string>])[1], ['progress', 'p'], false)) {
+          if (output.command !== 'add' || !flag((ctx.params as [string[], Record<string, string>])[1], ['progress', 'p'], false)) {
             return collect().then((outcome) => {
               if (typeof outcome === 'string') ctx.reply = kuboErrorReply(outcome);
               else if (outcome !== undefined) throw outcome;
