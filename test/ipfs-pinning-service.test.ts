@@ -352,6 +352,15 @@ t.test('storageBytes: a pin past the allowance fails, a key at its allowance is 
   const storage = await request(`${gw.origin}/admin/v1/keys/psa-c`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   t.match(await storage.body.json(), { storage: { bytes: 33 } }, 'the key\'s stored bytes: its pinned pins only');
 
+  // A failed pin holds nothing: content another key pinned goes once that key deletes its pin.
+  const shared = await content('y'.repeat(92));
+  const ofA = await pinned(a, { cid: shared });
+  const tooBig = await c.POST('/pins', { body: { cid: shared } });
+  t.equal((await settled(c, tooBig.data!.requestid)).status, 'failed', 'too big for C');
+  t.ok((await nodePins()).includes(shared), 'the node keeps it for A');
+  t.equal((await a.DELETE('/pins/{requestid}', { params: { path: { requestid: ofA.requestid } } })).response.status, 202);
+  t.notOk((await nodePins()).includes(shared), 'C\'s failed pin does not keep it on the node');
+
   t.equal((await pinned(d, { cid: hello })).status, 'pinned', 'a 20-byte allowance holds 20 bytes');
   const before = records.length;
   const full = await d.POST('/pins', { body: { cid: ipfs } });

@@ -42,12 +42,16 @@ async function contract(t: Test, first: PinStore, second: PinStore): Promise<voi
   t.equal(await second.storedBytes('key-a'), 100);
   t.same(await first.settle('key-a', CID_1, { status: 'failed', bytes: 0, statusDetails: 'the node gave up' }, 100), { ok: true, storedBytes: 60 }, 'failing frees its bytes');
   t.same(await second.byRequest('key-a', REQUEST.requestId!), { ...REQUEST, status: 'failed', statusDetails: 'the node gave up' });
+  t.equal(await first.pinnedByOthers('key-b', CID_1), false, 'a failed pin holds nothing on the node');
+  t.equal(await second.pinnedByOthers('key-a', CID_1), false);
   t.same(await second.settle('key-a', CID_1, { status: 'queued' }, 100), { ok: true, storedBytes: 60 });
   t.equal((await first.get('key-a', CID_1))?.statusDetails, undefined, 'details belong to the state they were given with');
+  t.equal(await first.pinnedByOthers('key-b', CID_1), true, 'queued again: it holds the CID again');
   t.same(await first.settle('key-b', CID_1, { status: 'pinned', bytes: 1 }, undefined), { ok: false, storedBytes: 0, missing: true }, 'another key\'s pin is not settled');
   t.same(await first.remove('key-a', CID_1), { ...REQUEST, status: 'queued' }, 'removed whole');
   t.equal(await second.byRequest('key-a', REQUEST.requestId!), undefined, 'not found by its request id after');
   t.same(await second.settle('key-a', CID_1, { status: 'pinned', bytes: 1 }, undefined), { ok: false, storedBytes: 60, missing: true }, 'a removed pin is not settled');
+  t.equal(await first.pinnedByOthers('key-b', CID_1), false, 'nor does settling it make it a holder');
   t.same((await first.list('key-a')).map((p) => p.cid), [CID_2]);
 }
 

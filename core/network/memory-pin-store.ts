@@ -53,9 +53,8 @@ export class MemoryPinStore implements PinStore {
 
   /** See {@link PinStore.pinnedByOthers}. */
   pinnedByOthers(keyId: string, cid: string): boolean {
-    const keys = this.#keysOfCid.get(cid);
-    if (keys === undefined) return false;
-    return keys.size > (keys.has(keyId) ? 1 : 0);
+    for (const key of this.#keysOfCid.get(cid) ?? []) if (key !== keyId && this.#byKey.get(key)?.get(cid)?.status !== 'failed') return true;
+    return false;
   }
 
   /** See {@link PinStore.storedBytes}. */

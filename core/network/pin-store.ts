@@ -79,7 +79,7 @@ export interface PinStore {
   get(keyId: string, cid: string): MaybePromise<PinRecord | undefined>;
   /** Every pin of `keyId`, oldest first. */
   list(keyId: string): MaybePromise<PinRecord[]>;
-  /** Whether a key other than `keyId` pins `cid` (then the node must keep the content). */
+  /** Whether a key other than `keyId` pins `cid` (then the node must keep the content); a `failed` pin holds nothing. */
   pinnedByOthers(keyId: string, cid: string): MaybePromise<boolean>;
   /** The total bytes of `keyId`'s pins. */
   storedBytes(keyId: string): MaybePromise<number>;

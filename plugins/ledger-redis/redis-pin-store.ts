@@ -90,7 +90,7 @@ export class RedisPinStore implements PinStore {
   /** See {@link PinStore.add}. */
   async add(pin: PinRecord, limitBytes: number | undefined): Promise<PinAddResult> {
     const client = this.#conn.client;
-    await client.sadd(this.#holders(pin.cid), pin.keyId);
+    if (pin.status !== 'failed') await client.sadd(this.#holders(pin.cid), pin.keyId);
     const [outcome, total] = (await client.eval(ADD, 2, ...this.#keyNames(pin.keyId), pin.cid, encode(pin), pin.bytes, limitBytes ?? '')) as [number, number];
     if (outcome === -1) {
       await client.srem(this.#holders(pin.cid), pin.keyId);
@@ -143,9 +143,18 @@ export class RedisPinStore implements PinStore {
     const { statusDetails: _dropped, ...kept } = current;
     const next: PinRecord = { ...kept, status: settlement.status, ...(settlement.statusDetails === undefined ? {} : { statusDetails: settlement.statusDetails }) };
     const bytes = settlement.bytes ?? current.bytes;
+    // A failed pin holds nothing on the node: the key leaves the CID's set once its pin has failed, and
+    // is in it again before a pin in progress is recorded (never one holder fewer than there are).
+    const failing = settlement.status === 'failed';
+    if (!failing) await this.#conn.client.sadd(this.#holders(cid), keyId);
     const [outcome, total] = (await this.#conn.client.eval(SETTLE, 2, ...this.#keyNames(keyId), cid, restOf(next), bytes, limitBytes ?? '')) as [number, number];
-    if (outcome === -2) return { ok: false, storedBytes: total, missing: true };
+    if (outcome === -2) {
+      // No such pin: the key holds nothing of the CID.
+      await this.#conn.client.srem(this.#holders(cid), keyId);
+      return { ok: false, storedBytes: total, missing: true };
+    }
     if (outcome === -1) return { ok: false, storedBytes: total };
+    if (failing) await this.#conn.client.srem(this.#holders(cid), keyId);
     return { ok: true, storedBytes: total };
   }
 }

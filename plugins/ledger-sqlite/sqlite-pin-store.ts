@@ -92,7 +92,8 @@ export class SqlitePinStore implements PinStore {
     this.#byRequest = db.prepare(`SELECT ${COLUMNS} FROM pins WHERE key_id = ? AND request_id = ?`);
     this.#update = db.prepare('UPDATE pins SET bytes = ?, status = ?, details = ? WHERE key_id = ? AND cid = ?');
     this.#delete = db.prepare('DELETE FROM pins WHERE key_id = ? AND cid = ?');
-    this.#others = db.prepare('SELECT COUNT(*) AS n FROM (SELECT 1 FROM pins WHERE cid = ? AND key_id <> ? LIMIT 1)');
+    // A failed pin request holds nothing on the node.
+    this.#others = db.prepare("SELECT COUNT(*) AS n FROM (SELECT 1 FROM pins WHERE cid = ? AND key_id <> ? AND (status IS NULL OR status <> 'failed') LIMIT 1)");
     this.#add = db.transaction((pin: PinRecord, limitBytes: number | undefined): PinAddResult => {
       const total = this.#total.get(pin.keyId)!.total;
       if (this.#select.get(pin.keyId, pin.cid) !== undefined) return { ok: true, added: false, storedBytes: total };
