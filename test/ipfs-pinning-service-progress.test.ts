@@ -15,6 +15,7 @@ type PinStatus = components['schemas']['PinStatus'];
 const HELD = 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o';
 const DROPPED = 'QmWkHFpYBZ9mpPRreRbMhhYWXfUhBAue3JkbbpFqwowSRb';
 const NOWHERE = 'QmdFyxZXsFiP4csgfM5uPu99AvFiKH62CSPDw5TP92nr7w';
+const SILENT = 'bafkreifjjcie6lypi6ny7amxnfftagclbuxndqonfipmb64f2km2devei4';
 
 const held = new Map<string, ServerResponse>();
 const stub = await startKuboStub((req, res) => {
@@ -26,8 +27,17 @@ const stub = await startKuboStub((req, res) => {
     res.end(`${JSON.stringify(value)}\n`);
   };
   switch (url.pathname) {
-    // Held until released; NOWHERE's never answers.
-    case '/api/v0/pin/add': return void held.set(cid, res);
+    case '/api/v0/pin/add':
+      // As kubo with its timeout option: the command's error once it runs out.
+      if (cid === NOWHERE) {
+        const ms = Number(/^(\d+)ms$/.exec(url.searchParams.get('timeout') ?? '')?.[1]);
+        return void setTimeout(() => {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(`${JSON.stringify({ Message: 'context deadline exceeded', Code: 0, Type: 'error' })}\n`);
+        }, ms);
+      }
+      // Held until released; SILENT's never answers.
+      return void held.set(cid, res);
     case '/api/v0/dag/stat': return json({ UniqueBlocks: 1, TotalSize: 42, DagStats: [] });
     case '/api/v0/pin/rm': return json({ Pins: [cid] });
     default:
@@ -71,9 +81,15 @@ t.test('queued, then pinning while the node works, then pinned once it has the c
 
 t.test('a pin the node cannot make within pinTimeoutMs fails, with the reason', async (t) => {
   const { data } = await client.POST('/pins', { body: { cid: NOWHERE } });
-  await until('the node is asked to pin', () => held.has(NOWHERE));
   await until('the pin fails', async () => (await statusOf(data!.requestid)).status === 'failed');
   t.match((await statusOf(data!.requestid)).info, { status_details: `the node could not pin ${NOWHERE} within 300 ms` });
+  t.ok(stub.requests.some((r) => r.startsWith('/api/v0/pin/add') && r.includes(NOWHERE) && r.includes('timeout=300ms')), 'the node is told how long it may try');
+
+  // A node that does not answer at all: the request's own deadline, a little later.
+  const silent = await client.POST('/pins', { body: { cid: SILENT } });
+  await until('the node is asked to pin', () => held.has(SILENT));
+  await until('the pin fails', async () => (await statusOf(silent.data!.requestid)).status === 'failed');
+  t.match((await statusOf(silent.data!.requestid)).info, { status_details: `the node could not pin ${SILENT} within 300 ms` });
 });
 
 t.test('a pin deleted while the node works on it: gone at once, unpinned once the node is done', async (t) => {

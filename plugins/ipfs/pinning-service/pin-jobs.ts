@@ -84,15 +84,20 @@ export class PinJobs {
           failure = nodeMessage(weighed.reply);
         }
       } else {
-        failure = nodeMessage(pinned.reply);
+        const message = nodeMessage(pinned.reply);
+        failure = /context deadline exceeded/.test(message) ? this.#late(cid) : message;
       }
     } catch (error) {
       // The node's own deadline for the pin ran out: said as what it means for the pin.
-      failure = GatewayError.is(error) && error.entry === Errors.UPSTREAM_TIMEOUT ? `the node could not pin ${cid} within ${this.#deps.pinTimeoutMs} ms` : (error as Error).message;
+      failure = GatewayError.is(error) && error.entry === Errors.UPSTREAM_TIMEOUT ? this.#late(cid) : (error as Error).message;
     }
     const failed = await store.settle(keyId, cid, { status: 'failed', bytes: 0, statusDetails: failure }, undefined);
     // The node may hold it (pinned, then refused by the allowance): it keeps it only for another key.
     if (failed.ok || failed.missing === true) await this.release(ctx, keyId, cid);
+  }
+
+  #late(cid: string): string {
+    return `the node could not pin ${cid} within ${this.#deps.pinTimeoutMs} ms`;
   }
 
   /** Has the node unpin `cid` unless a key pins it (this key's failed pin does not count). */
