@@ -65,7 +65,8 @@ export interface IpfsSettings {
 export interface PinningServiceSettings {
   /**
    * How long the node may take to pin a request's content (fetch and walk the whole DAG) before the pin
-   * is `failed`, ms (default 120000; a node request is also bounded by the network's `failover.deadlineMs`).
+   * is `failed`, ms (default 25000: within the network's `failover.deadlineMs`, 30 s by default, which
+   * bounds every node request; raise both for large DAGs fetched from the network).
    */
   readonly pinTimeoutMs?: number;
   /**
@@ -194,7 +195,7 @@ export function resolveIpfsSettings(layers: readonly IpfsSettings[]): ResolvedIp
     realm: merged.realm ?? 'tollgate',
     drainTimeoutMs: merged.drainTimeoutMs ?? 5_000,
     pinningService: {
-      pinTimeoutMs: merged.pinningService?.pinTimeoutMs ?? 120_000,
+      pinTimeoutMs: merged.pinningService?.pinTimeoutMs ?? 25_000,
       delegates: merged.pinningService?.delegates ?? [],
     },
   };

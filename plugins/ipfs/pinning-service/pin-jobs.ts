@@ -88,8 +88,8 @@ export class PinJobs {
         failure = /context deadline exceeded/.test(message) ? this.#late(cid) : message;
       }
     } catch (error) {
-      // The node's own deadline for the pin ran out: said as what it means for the pin.
-      failure = GatewayError.is(error) && error.entry === Errors.UPSTREAM_TIMEOUT ? this.#late(cid) : (error as Error).message;
+      // The node did not answer in time (past pinTimeoutMs, or cut by the network's failover deadline).
+      failure = GatewayError.is(error) && error.entry === Errors.UPSTREAM_TIMEOUT ? `the node did not finish pinning ${cid} in time` : (error as Error).message;
     }
     const failed = await store.settle(keyId, cid, { status: 'failed', bytes: 0, statusDetails: failure }, undefined);
     // The node may hold it (pinned, then refused by the allowance): it keeps it only for another key.
