@@ -102,3 +102,14 @@ t.test('a pin deleted while the node works on it: gone at once, unpinned once th
   release(DROPPED);
   await until('the node is told to unpin it', () => stub.requests.some((r) => r.startsWith('/api/v0/pin/rm') && r.includes(DROPPED)));
 });
+
+t.test('a plan without file storage: 403 FORBIDDEN; a browser\'s preflight is answered', async (t) => {
+  const core = createClient<paths>({ baseUrl: `${gw.origin}/ipfs`, headers: { authorization: 'Bearer ipfs-test-key-core:ipfs-test-secret-core' } });
+  const refused = await core.GET('/pins', {});
+  t.equal(refused.response.status, 403);
+  t.match(refused.error, { error: { reason: 'FORBIDDEN', details: /does not include the file-storage API/ } });
+  const preflight = await fetch(`${gw.origin}/ipfs/pins/some-id`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'DELETE' } });
+  t.equal(preflight.status, 204);
+  t.equal(preflight.headers.get('access-control-allow-methods'), 'GET, POST, DELETE, OPTIONS');
+  t.match(preflight.headers.get('access-control-allow-headers'), /authorization/);
+});

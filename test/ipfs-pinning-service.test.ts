@@ -365,6 +365,7 @@ t.test('storageBytes: a pin past the allowance fails, a key at its allowance is 
   const before = records.length;
   const full = await d.POST('/pins', { body: { cid: ipfs } });
   t.equal(full.response.status, 402, 'a key at its allowance: 402');
+  t.equal(full.response.headers.get('x-tollgate-error'), 'STORAGE_LIMIT_REACHED', 'the gateway\'s error named');
   t.match(full.error, { error: { reason: 'INSUFFICIENT_FUNDS', details: /^storage limit reached: the plan allows 20 bytes pinned, the key has 20$/ } });
   t.equal((await list(d, { status: ['queued', 'pinning', 'pinned', 'failed'] })).count, 1, 'nothing recorded');
   t.match(records.slice(before).find((r) => r.method === 'psa/create'), { credits: 0, failed: true }, 'and nothing charged');
