@@ -1,4 +1,4 @@
-import type { PinAddResult, PinRecord, PinStore } from './pin-store.js';
+import type { PinAddResult, PinRecord, PinSettlement, PinSettleResult, PinStore } from './pin-store.js';
 
 /**
  * The {@link PinStore} of one process: pins in a map per key, and the keys of each CID. The default; a
@@ -53,13 +53,31 @@ export class MemoryPinStore implements PinStore {
 
   /** See {@link PinStore.pinnedByOthers}. */
   pinnedByOthers(keyId: string, cid: string): boolean {
-    const keys = this.#keysOfCid.get(cid);
-    if (keys === undefined) return false;
-    return keys.size > (keys.has(keyId) ? 1 : 0);
+    for (const key of this.#keysOfCid.get(cid) ?? []) if (key !== keyId && this.#byKey.get(key)?.get(cid)?.status !== 'failed') return true;
+    return false;
   }
 
   /** See {@link PinStore.storedBytes}. */
   storedBytes(keyId: string): number {
     return this.#total(keyId);
+  }
+
+  /** See {@link PinStore.byRequest}. */
+  byRequest(keyId: string, requestId: string): PinRecord | undefined {
+    for (const pin of this.#byKey.get(keyId)?.values() ?? []) if (pin.requestId === requestId) return pin;
+    return undefined;
+  }
+
+  /** See {@link PinStore.settle}. */
+  settle(keyId: string, cid: string, settlement: PinSettlement, limitBytes: number | undefined): PinSettleResult {
+    const total = this.#total(keyId);
+    const pins = this.#byKey.get(keyId);
+    const pin = pins?.get(cid);
+    if (pin === undefined) return { ok: false, storedBytes: total, missing: true };
+    const bytes = settlement.bytes ?? pin.bytes;
+    if (limitBytes !== undefined && bytes > pin.bytes && total - pin.bytes + bytes > limitBytes) return { ok: false, storedBytes: total };
+    const { statusDetails: _dropped, ...rest } = pin;
+    pins!.set(cid, { ...rest, bytes, status: settlement.status, ...(settlement.statusDetails === undefined ? {} : { statusDetails: settlement.statusDetails }) });
+    return { ok: true, storedBytes: total - pin.bytes + bytes };
   }
 }

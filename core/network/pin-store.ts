@@ -15,7 +15,40 @@ export interface PinRecord {
   readonly bytes: number;
   /** When the key pinned it (ms since epoch, gateway clock). */
   readonly createdAt: number;
+  /**
+   * The id of the pin request that made it, for a pin made through the Pinning Service API (absent for
+   * the file API's pins, which that API names by their CID).
+   */
+  readonly requestId?: string;
+  /** Where the pinning stands; absent: `pinned` (the file API records a pin once the node holds it). */
+  readonly status?: PinStatusName;
+  /** Why a pin `failed`, for its holder. */
+  readonly statusDetails?: string;
+  /** The client's metadata of the pin (Pinning Service API `Pin.meta`). */
+  readonly meta?: Readonly<Record<string, string>>;
+  /** Multiaddrs the client said provide the content (Pinning Service API `Pin.origins`). */
+  readonly origins?: readonly string[];
 }
+
+/** The states of a pin: waiting, being fetched by the node, held by it, or given up. */
+export type PinStatusName = 'queued' | 'pinning' | 'pinned' | 'failed';
+
+/** What {@link PinStore.settle} changes in a pin: its state and, once the node holds it, its weight. */
+export interface PinSettlement {
+  /** The new state. */
+  readonly status: PinStatusName;
+  /** The pin's bytes, once known (weighed against the allowance when they grow). */
+  readonly bytes?: number;
+  /** Why it failed. */
+  readonly statusDetails?: string;
+}
+
+/** What {@link PinStore.settle} did. */
+export type PinSettleResult =
+  /** Changed; `storedBytes`: the key's total after. */
+  | { readonly ok: true; readonly storedBytes: number }
+  /** Refused (the new bytes would pass the limit: nothing changed), or the key has no such pin (`missing`). */
+  | { readonly ok: false; readonly storedBytes: number; readonly missing?: true };
 
 /** What {@link PinStore.add} did. */
 export type PinAddResult =
@@ -58,8 +91,16 @@ export interface PinStore {
   get(keyId: string, cid: string): MaybePromise<PinRecord | undefined>;
   /** Every pin of `keyId`, oldest first. */
   list(keyId: string): MaybePromise<PinRecord[]>;
-  /** Whether a key other than `keyId` pins `cid` (then the node must keep the content). */
+  /** Whether a key other than `keyId` pins `cid` (then the node must keep the content); a `failed` pin holds nothing. */
   pinnedByOthers(keyId: string, cid: string): MaybePromise<boolean>;
   /** The total bytes of `keyId`'s pins. */
   storedBytes(keyId: string): MaybePromise<number>;
+  /** `keyId`'s pin made by the pin request `requestId`, if it has one. */
+  byRequest(keyId: string, requestId: string): MaybePromise<PinRecord | undefined>;
+  /**
+   * Moves `keyId`'s pin of `cid` to another state (a pin request as the node works on it) and, given
+   * `bytes`, sets its weight: bytes that grow the key's total past `limitBytes` refuse the change, in
+   * the same atomic step as {@link add}.
+   */
+  settle(keyId: string, cid: string, settlement: PinSettlement, limitBytes: number | undefined): MaybePromise<PinSettleResult>;
 }

@@ -1,6 +1,7 @@
 import type { Network, NetworkFamily } from '../../core/plugin-api.js';
 import { commandMethod, IPFS_COMMANDS } from './commands.js';
 import { kuboProtocol } from './kubo-protocol.js';
+import { psaMethods } from './pinning-service/methods.js';
 
 /** The family's name, as networks list it (`families: [ipfs]`). */
 export const IPFS_FAMILY = 'ipfs';
@@ -15,7 +16,11 @@ export const IPFS_TRANSPORT = 'ipfs';
 export function createIpfsFamily(options: { addTimeoutMs: number; credits?: Readonly<Record<string, number>> }): NetworkFamily {
   return {
     name: IPFS_FAMILY,
-    methods: IPFS_COMMANDS.map((command) => commandMethod(command, { addTimeoutMs: options.addTimeoutMs, transport: IPFS_TRANSPORT, ...(options.credits === undefined ? {} : { credits: options.credits }) })),
+    // The Pinning Service API's operations are methods too, offered on its own transport only.
+    methods: [
+      ...IPFS_COMMANDS.map((command) => commandMethod(command, { addTimeoutMs: options.addTimeoutMs, transport: IPFS_TRANSPORT, ...(options.credits === undefined ? {} : { credits: options.credits }) })),
+      ...psaMethods(options.credits),
+    ],
     protocol: kuboProtocol,
   };
 }

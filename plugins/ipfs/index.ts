@@ -3,7 +3,8 @@
  * commands `add`, `cat`, `get`, `object/get`, `block/get|put|stat`, `dag/get|put|resolve|import` and
  * `version`) behind the gateway, for networks of the `ipfs`
  * family. Clients authenticate with HTTP basic auth (API key and its secret); plans decide access and
- * per-key read and write request rates; answers stream end to end.
+ * per-key read and write request rates; answers stream end to end. The same networks serve the IPFS
+ * Pinning Service API at `{network base}/pins`, with the key and secret as bearer token.
  *
  * @packageDocumentation
  */
@@ -19,11 +20,15 @@ import { requestRateStage } from './stages/request-rate.js';
 import { objectGetStages } from './stages/object-get.js';
 import { pinsStage } from './stages/pins.js';
 import { addPinsStages } from './stages/add-pins.js';
+import { pinningServiceStage } from './pinning-service/stage.js';
+import { PinningServiceTransport } from './pinning-service/transport.js';
 
-export { IPFS_PLUGIN, type IpfsSettings, type IpfsPlanLimits, type ResolvedIpfsPlanLimits, type ResolvedIpfsSettings } from './settings.js';
+export { IPFS_PLUGIN, type IpfsSettings, type PinningServiceSettings, type IpfsPlanLimits, type ResolvedIpfsPlanLimits, type ResolvedIpfsSettings } from './settings.js';
 export { IPFS_FAMILY, IPFS_TRANSPORT } from './family.js';
 export { KuboErrorCode, kuboErrorBody } from './kubo-errors.js';
 export { IpfsTransport } from './ipfs-transport.js';
+export { PinningServiceTransport } from './pinning-service/transport.js';
+export { PSA_TRANSPORT } from './pinning-service/methods.js';
 export { STREAM_ERROR_TRAILER } from './relay.js';
 export { parseContentPath, type ContentPath } from './content-path.js';
 export { SecretGuard } from './secret-guard.js';
@@ -60,8 +65,10 @@ export function ipfs(options: IpfsSettings = {}): TollgatePlugin {
       guard = new SecretGuard(settings);
       container.register(Tokens.Family, { useValue: createIpfsFamily(settings) });
       container.register(Tokens.Transport, { useValue: new IpfsTransport(settings) });
+      const pinningService = pinningServiceStage(settings);
+      container.register(Tokens.Transport, { useValue: new PinningServiceTransport(settings, async () => pinningService.jobs()?.idle()) });
       // Every stage of this plugin concerns file-storage calls only: the other networks' calls skip them.
-      for (const stage of [unknownKeyStage(guard), credentialsStage(settings, guard), planAccessStage(settings), requestRateStage(settings), ...objectGetStages(), pinsStage(settings), ...addPinsStages(settings)]) {
+      for (const stage of [unknownKeyStage(guard), credentialsStage(settings, guard), planAccessStage(settings), requestRateStage(settings), ...objectGetStages(), pinsStage(settings), ...addPinsStages(settings), pinningService]) {
         container.register(Tokens.Stage, { useValue: { ...stage, families: [IPFS_FAMILY] } });
       }
     },

@@ -69,7 +69,8 @@ export class IpfsTransport implements Transport {
     if (addressed === undefined || !isIpfsNetwork(addressed.network) || !addressed.rest.startsWith(API_PREFIX)) return false;
     const network = addressed.network;
     const command = addressed.rest.slice(API_PREFIX.length);
-    const known = network.methods.has(command);
+    // The Pinning Service API's methods are the family's too, but not commands of this transport.
+    const known = network.methods.get(command)?.definition.transports?.includes(IPFS_TRANSPORT) ?? false;
 
     if (req.method === 'OPTIONS' && this.#cors['access-control-allow-origin'] !== undefined && known) {
       res.writeHead(200, {

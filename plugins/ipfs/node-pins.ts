@@ -21,8 +21,8 @@ export class NodePinRequests {
     this.#send = send;
   }
 
-  async #json<T>(ctx: RequestContext, command: string, query: URLSearchParams): Promise<NodeOutcome<T>> {
-    const { reply, upstream } = await this.#send(ctx, { path: `/api/v0/${command}?${query.toString()}`, stream: false });
+  async #json<T>(ctx: RequestContext, command: string, query: URLSearchParams, timeoutMs?: number): Promise<NodeOutcome<T>> {
+    const { reply, upstream } = await this.#send(ctx, { path: `/api/v0/${command}?${query.toString()}`, stream: false, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
     ctx.servedBy = upstream;
     if (reply.status !== 200) return { ok: false, reply };
     return { ok: true, value: lastJsonLine(reply.body as Uint8Array) as T };
@@ -35,11 +35,16 @@ export class NodePinRequests {
     return { ok: true, value: Number(stat.value.TotalSize ?? stat.value.Size ?? 0) };
   }
 
-  /** Pins `cid` on the node, recursively. */
-  pin(ctx: RequestContext, cid: string, name?: string): Promise<NodeOutcome<unknown>> {
+  /**
+   * Pins `cid` on the node, recursively. Given `timeoutMs` (the node may have to fetch the content), the
+   * node is told to give up after it (kubo's `timeout` option: its error is an answer, not a failure of
+   * the node, so no breaker counts content nobody provides), and the request waits a little longer.
+   */
+  pin(ctx: RequestContext, cid: string, name?: string, timeoutMs?: number): Promise<NodeOutcome<unknown>> {
     const query = new URLSearchParams([['arg', cid], ['recursive', 'true']]);
     if (name !== undefined) query.append('name', name);
-    return this.#json(ctx, 'pin/add', query);
+    if (timeoutMs !== undefined) query.append('timeout', `${timeoutMs}ms`);
+    return this.#json(ctx, 'pin/add', query, timeoutMs === undefined ? undefined : timeoutMs + Math.min(timeoutMs, 5_000));
   }
 
   /** Unpins `cid` on the node; content the node no longer pins is not an error (the wanted state holds). */

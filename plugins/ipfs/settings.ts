@@ -1,5 +1,6 @@
 import { validateSettings } from '../../core/plugin-api.js';
 import { IPFS_COMMANDS } from './commands.js';
+import { PSA_METHOD_NAMES } from './pinning-service/methods.js';
 
 /** The plugin's name, and the key of its settings under `plugins` in the config. */
 export const IPFS_PLUGIN = 'ipfs';
@@ -35,7 +36,7 @@ export interface IpfsSettings {
   readonly addTimeoutMs?: number;
   /** The largest upload body of one request, bytes (default 1073741824, 1 GiB): a longer one is cut and refused with 413. */
   readonly maxUploadBytes?: number;
-  /** Credits per call by command name, over the defaults (`version` 10, `dag/get` and `dag/resolve` 20, `get`, `block/put` and `dag/put` 40, `dag/import` 80, the rest 0). */
+  /** Credits per call by command name, over the defaults (`version` 10, `dag/get` and `dag/resolve` 20, `get`, `block/put` and `dag/put` 40, `dag/import` 80, the rest 0), and by Pinning Service API operation (`psa/create` and `psa/replace` 10, `psa/delete` 2, `psa/list` and `psa/get` 1). */
   readonly credits?: Readonly<Record<string, number>>;
   /** How long a verified key secret is remembered, ms, so scrypt runs once per client rather than per request (default 60000; 0: never). */
   readonly secretCacheMs?: number;
@@ -56,6 +57,23 @@ export interface IpfsSettings {
   readonly realm?: string;
   /** How long `gateway.close()` waits for requests in flight (uploads, streams) to finish, ms (default 5000). */
   readonly drainTimeoutMs?: number;
+  /** The Pinning Service API (`{network base}/pins`). */
+  readonly pinningService?: PinningServiceSettings;
+}
+
+/** Settings of the Pinning Service API. */
+export interface PinningServiceSettings {
+  /**
+   * How long the node may take to pin a request's content (fetch and walk the whole DAG) before the pin
+   * is `failed`, ms (default 25000: within the network's `failover.deadlineMs`, 30 s by default, which
+   * bounds every node request; raise both for large DAGs fetched from the network).
+   */
+  readonly pinTimeoutMs?: number;
+  /**
+   * The multiaddrs (each ending in `/p2p/<peer id>`) of the nodes behind the gateway that clients may
+   * connect to, to hand content over directly: every `PinStatus`'s `delegates` (default none).
+   */
+  readonly delegates?: readonly string[];
 }
 
 /** {@link IpfsSettings} with every default applied. */
@@ -84,6 +102,8 @@ export interface ResolvedIpfsSettings {
   readonly realm: string;
   /** See {@link IpfsSettings.drainTimeoutMs}. */
   readonly drainTimeoutMs: number;
+  /** See {@link IpfsSettings.pinningService}. */
+  readonly pinningService: Required<PinningServiceSettings>;
 }
 
 /** The file-storage API's limits of the default plans (requests per second per key). */
@@ -119,7 +139,7 @@ const LAYER_SCHEMA = {
     },
     addTimeoutMs: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     maxUploadBytes: { type: 'integer', minimum: 1024, maximum: Number.MAX_SAFE_INTEGER },
-    credits: { type: 'object', propertyNames: { enum: IPFS_COMMANDS.map((c) => c.name) }, additionalProperties: { type: 'integer', minimum: 0, maximum: 1_000_000_000 } },
+    credits: { type: 'object', propertyNames: { enum: [...IPFS_COMMANDS.map((c) => c.name), ...PSA_METHOD_NAMES] }, additionalProperties: { type: 'integer', minimum: 0, maximum: 1_000_000_000 } },
     drainTimeoutMs: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
     secretCacheMs: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
     secretFailuresPerSecond: rate,
@@ -128,6 +148,14 @@ const LAYER_SCHEMA = {
     secretCheckQueue: { type: 'integer', minimum: 1, maximum: 100_000 },
     corsOrigin: { anyOf: [{ type: 'string' }, { const: false }] },
     realm: { type: 'string', pattern: '^[\\x20\\x21\\x23-\\x7e]*$' },
+    pinningService: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        pinTimeoutMs: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+        delegates: { type: 'array', items: { type: 'string', pattern: '^/.+/p2p/[^/]+$' }, uniqueItems: true, maxItems: 20 },
+      },
+    },
   },
 } as const;
 
@@ -166,5 +194,9 @@ export function resolveIpfsSettings(layers: readonly IpfsSettings[]): ResolvedIp
     corsOrigin: merged.corsOrigin ?? '*',
     realm: merged.realm ?? 'tollgate',
     drainTimeoutMs: merged.drainTimeoutMs ?? 5_000,
+    pinningService: {
+      pinTimeoutMs: merged.pinningService?.pinTimeoutMs ?? 25_000,
+      delegates: merged.pinningService?.delegates ?? [],
+    },
   };
 }

@@ -1,4 +1,4 @@
-import type { PinAddResult, PinRecord, PinStore } from '../../core/plugin-api.js';
+import type { PinAddResult, PinRecord, PinSettlement, PinSettleResult, PinStore } from '../../core/plugin-api.js';
 import type { RedisConnection } from './connection.js';
 import { hashTag } from './key-names.js';
 
@@ -28,15 +28,37 @@ if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then n = n - 1 end
 if n > 0 then return 1 end
 return 0`;
 
+/**
+ * KEYS: the key's pins, its stored bytes. ARGV: CID, the settled pin's rest (JSON), its bytes, limit ('' for
+ * none). {-2, total}: no such pin; {-1, total}: the new bytes would pass the limit; {1, new total}: settled.
+ */
+const SETTLE = `
+local total = tonumber(redis.call('GET', KEYS[2]) or '0')
+local found = redis.call('HGET', KEYS[1], ARGV[1])
+if not found then return {-2, total} end
+local old = tonumber(string.match(found, '^(%d+) '))
+local new = tonumber(ARGV[3])
+if ARGV[4] ~= '' and new > old and total - old + new > tonumber(ARGV[4]) then return {-1, total} end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3] .. ' ' .. ARGV[2])
+return {1, redis.call('INCRBY', KEYS[2], new - old)}`;
+
+/** What the hash holds of a pin after its bytes. */
+type StoredRest = Omit<PinRecord, 'keyId' | 'cid' | 'bytes'>;
+
+function restOf(pin: PinRecord): string {
+  const { keyId: _key, cid: _cid, bytes: _bytes, ...rest } = pin;
+  return JSON.stringify(rest);
+}
+
 /** A pin as the hash holds it: its bytes first (so the scripts read them without JSON), then the rest as JSON. */
 function encode(pin: PinRecord): string {
-  return `${pin.bytes} ${JSON.stringify({ createdAt: pin.createdAt, ...(pin.name === undefined ? {} : { name: pin.name }) })}`;
+  return `${pin.bytes} ${restOf(pin)}`;
 }
 
 function decode(keyId: string, cid: string, value: string): PinRecord {
   const space = value.indexOf(' ');
-  const rest = JSON.parse(value.slice(space + 1)) as { createdAt: number; name?: string };
-  return { keyId, cid, ...(rest.name === undefined ? {} : { name: rest.name }), bytes: Number(value.slice(0, space)), createdAt: rest.createdAt };
+  const rest = JSON.parse(value.slice(space + 1)) as StoredRest;
+  return { keyId, cid, bytes: Number(value.slice(0, space)), ...rest };
 }
 
 /**
@@ -68,7 +90,7 @@ export class RedisPinStore implements PinStore {
   /** See {@link PinStore.add}. */
   async add(pin: PinRecord, limitBytes: number | undefined): Promise<PinAddResult> {
     const client = this.#conn.client;
-    await client.sadd(this.#holders(pin.cid), pin.keyId);
+    if (pin.status !== 'failed') await client.sadd(this.#holders(pin.cid), pin.keyId);
     const [outcome, total] = (await client.eval(ADD, 2, ...this.#keyNames(pin.keyId), pin.cid, encode(pin), pin.bytes, limitBytes ?? '')) as [number, number];
     if (outcome === -1) {
       await client.srem(this.#holders(pin.cid), pin.keyId);
@@ -107,5 +129,32 @@ export class RedisPinStore implements PinStore {
   /** See {@link PinStore.storedBytes}. */
   async storedBytes(keyId: string): Promise<number> {
     return Number((await this.#conn.client.get(this.#keyNames(keyId)[1])) ?? 0);
+  }
+
+  /** See {@link PinStore.byRequest}; reads the key's pins (a key's pin requests are not indexed apart). */
+  async byRequest(keyId: string, requestId: string): Promise<PinRecord | undefined> {
+    return (await this.list(keyId)).find((pin) => pin.requestId === requestId);
+  }
+
+  /** See {@link PinStore.settle}. */
+  async settle(keyId: string, cid: string, settlement: PinSettlement, limitBytes: number | undefined): Promise<PinSettleResult> {
+    const current = await this.get(keyId, cid);
+    if (current === undefined) return { ok: false, storedBytes: await this.storedBytes(keyId), missing: true };
+    const { statusDetails: _dropped, ...kept } = current;
+    const next: PinRecord = { ...kept, status: settlement.status, ...(settlement.statusDetails === undefined ? {} : { statusDetails: settlement.statusDetails }) };
+    const bytes = settlement.bytes ?? current.bytes;
+    // A failed pin holds nothing on the node: the key leaves the CID's set once its pin has failed, and
+    // is in it again before a pin in progress is recorded (never one holder fewer than there are).
+    const failing = settlement.status === 'failed';
+    if (!failing) await this.#conn.client.sadd(this.#holders(cid), keyId);
+    const [outcome, total] = (await this.#conn.client.eval(SETTLE, 2, ...this.#keyNames(keyId), cid, restOf(next), bytes, limitBytes ?? '')) as [number, number];
+    if (outcome === -2) {
+      // No such pin: the key holds nothing of the CID.
+      await this.#conn.client.srem(this.#holders(cid), keyId);
+      return { ok: false, storedBytes: total, missing: true };
+    }
+    if (outcome === -1) return { ok: false, storedBytes: total };
+    if (failing) await this.#conn.client.srem(this.#holders(cid), keyId);
+    return { ok: true, storedBytes: total };
   }
 }

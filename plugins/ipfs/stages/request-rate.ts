@@ -2,6 +2,7 @@ import { Errors, GatewayError, step, type StageDefinition, keyOf, planOf } from 
 import { type RateDecision } from '../../../core/store-api.js';
 import { ipfsCommand } from '../commands.js';
 import { isIpfsNetwork } from '../family.js';
+import { psaMethodKind } from '../pinning-service/methods.js';
 import type { ResolvedIpfsSettings } from '../settings.js';
 
 /** The stage's name; it runs after `enforceLimits` (so a malformed call is not counted) and before `route`. */
@@ -19,7 +20,7 @@ export function requestRateStage(settings: ResolvedIpfsSettings): StageDefinitio
       return step((ctx) => {
         if (!isIpfsNetwork(ctx.network)) return;
         const limits = settings.plans.get(planOf(ctx).name);
-        const kind = ipfsCommand(ctx.call.method)?.kind ?? 'read';
+        const kind = ipfsCommand(ctx.call.method)?.kind ?? psaMethodKind(ctx.call.method) ?? 'read';
         if (limits === undefined) return;
         const perSecond = kind === 'write' ? limits.writesPerSecond : limits.readsPerSecond;
         const burst = kind === 'write' ? limits.writeBurst : limits.readBurst;

@@ -1,0 +1,82 @@
+import t, { type Test } from 'tap';
+import { MemoryPinStore, type PinRecord, type PinStore } from '../core/plugin-api.js';
+import { RedisPinStore } from '../plugins/ledger-redis/index.js';
+import { SqlitePinStore } from '../plugins/ledger-sqlite/index.js';
+import { twoRedisStores, twoSqliteStores } from './helpers/store-pairs.js';
+
+// What the Pinning Service API keeps in the PinStore, checked the same way on each implementation:
+// a pin request's id, state, meta and origins with the pin; found by request id; settled (state and
+// weight, within the allowance, atomically) as the node works on it.
+
+const T0 = Date.UTC(2026, 0, 5, 12);
+const CID_1 = 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o';
+const CID_2 = 'QmWkHFpYBZ9mpPRreRbMhhYWXfUhBAue3JkbbpFqwowSRb';
+
+const REQUEST: PinRecord = {
+  keyId: 'key-a',
+  cid: CID_1,
+  name: 'dataset',
+  bytes: 0,
+  createdAt: T0,
+  requestId: '0b6f3c1e-8f3a-4d55-9c71-5b8d4e2f9a10',
+  status: 'queued',
+  meta: { app_id: 'tests', version: '2' },
+  origins: ['/ip4/198.51.100.7/tcp/4001/p2p/12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN'],
+};
+
+async function contract(t: Test, first: PinStore, second: PinStore): Promise<void> {
+  t.same(await first.add(REQUEST, 100), { ok: true, added: true, storedBytes: 0 }, 'a queued request weighs nothing yet');
+  t.same(await second.get('key-a', CID_1), REQUEST, 'every field read back by CID');
+  t.same(await second.byRequest('key-a', REQUEST.requestId!), REQUEST, 'and by request id');
+  t.equal(await second.byRequest('key-b', REQUEST.requestId!), undefined, 'not another key\'s');
+  t.equal(await second.byRequest('key-a', 'no-such-request'), undefined);
+  t.equal(await first.pinnedByOthers('key-b', CID_1), true, 'a pin in progress holds its CID');
+
+  t.same(await second.settle('key-a', CID_1, { status: 'pinning' }, 100), { ok: true, storedBytes: 0 });
+  t.equal((await first.get('key-a', CID_1))?.status, 'pinning');
+  t.same(await first.add({ keyId: 'key-a', cid: CID_2, bytes: 60, createdAt: T0 + 1 }, 100), { ok: true, added: true, storedBytes: 60 });
+  t.same(await second.settle('key-a', CID_1, { status: 'pinned', bytes: 41 }, 100), { ok: false, storedBytes: 60 }, '60 + 41 pass 100: refused');
+  t.same(await first.get('key-a', CID_1), { ...REQUEST, status: 'pinning' }, 'a refused settlement changes nothing');
+  t.same(await second.settle('key-a', CID_1, { status: 'pinned', bytes: 40 }, 100), { ok: true, storedBytes: 100 }, 'up to the limit exactly');
+  t.same(await first.get('key-a', CID_1), { ...REQUEST, status: 'pinned', bytes: 40 }, 'pinned with its weight, the rest kept');
+  t.equal(await second.storedBytes('key-a'), 100);
+  t.same(await first.settle('key-a', CID_1, { status: 'failed', bytes: 0, statusDetails: 'the node gave up' }, 100), { ok: true, storedBytes: 60 }, 'failing frees its bytes');
+  t.same(await second.byRequest('key-a', REQUEST.requestId!), { ...REQUEST, status: 'failed', statusDetails: 'the node gave up' });
+  t.equal(await first.pinnedByOthers('key-b', CID_1), false, 'a failed pin holds nothing on the node');
+  t.equal(await second.pinnedByOthers('key-a', CID_1), false);
+  t.same(await second.settle('key-a', CID_1, { status: 'queued' }, 100), { ok: true, storedBytes: 60 });
+  t.equal((await first.get('key-a', CID_1))?.statusDetails, undefined, 'details belong to the state they were given with');
+  t.equal(await first.pinnedByOthers('key-b', CID_1), true, 'queued again: it holds the CID again');
+  t.same(await first.settle('key-b', CID_1, { status: 'pinned', bytes: 1 }, undefined), { ok: false, storedBytes: 0, missing: true }, 'another key\'s pin is not settled');
+  t.same(await first.remove('key-a', CID_1), { ...REQUEST, status: 'queued' }, 'removed whole');
+  t.equal(await second.byRequest('key-a', REQUEST.requestId!), undefined, 'not found by its request id after');
+  t.same(await second.settle('key-a', CID_1, { status: 'pinned', bytes: 1 }, undefined), { ok: false, storedBytes: 60, missing: true }, 'a removed pin is not settled');
+  t.equal(await first.pinnedByOthers('key-b', CID_1), false, 'nor does settling it make it a holder');
+  t.same((await first.list('key-a')).map((p) => p.cid), [CID_2]);
+}
+
+t.test('memory', async (t) => {
+  const store = new MemoryPinStore();
+  await contract(t, store, store);
+});
+
+t.test('SQLite: two connections to one database', async (t) => {
+  const [a, b] = twoSqliteStores(t, 'pin-requests');
+  await contract(t, new SqlitePinStore(a.db), new SqlitePinStore(b.db));
+});
+
+t.test('SQLite: a pins table made before the request columns gets them', async (t) => {
+  const [a, b] = twoSqliteStores(t, 'pin-requests-old');
+  a.db.exec('CREATE TABLE pins (key_id TEXT NOT NULL, cid TEXT NOT NULL, name TEXT, bytes INTEGER NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (key_id, cid)) WITHOUT ROWID');
+  a.db.exec(`INSERT INTO pins VALUES ('key-a', '${CID_2}', 'old', 7, ${T0})`);
+  const store = new SqlitePinStore(a.db);
+  t.same(store.get('key-a', CID_2), { keyId: 'key-a', cid: CID_2, name: 'old', bytes: 7, createdAt: T0 }, 'an old pin reads as before');
+  new SqlitePinStore(b.db);
+  t.same(await store.add(REQUEST, undefined), { ok: true, added: true, storedBytes: 7 });
+  t.same(new SqlitePinStore(b.db).byRequest('key-a', REQUEST.requestId!), REQUEST);
+});
+
+t.test('Redis: two connections', async (t) => {
+  const [a, b] = await twoRedisStores(t, 'pr:');
+  await contract(t, new RedisPinStore(a.connection), new RedisPinStore(b.connection));
+});
