@@ -45,10 +45,22 @@ export interface PinSettlement {
 
 /** What {@link PinStore.settle} did. */
 export type PinSettleResult =
-  /** Changed; `storedBytes`: the key's total after. */
-  | { readonly ok: true; readonly storedBytes: number }
+  /** Changed. */
+  | {
+      /** Taken. */
+      readonly ok: true;
+      /** The key's total stored bytes after it. */
+      readonly storedBytes: number;
+    }
   /** Refused (the new bytes would pass the limit: nothing changed), or the key has no such pin (`missing`). */
-  | { readonly ok: false; readonly storedBytes: number; readonly missing?: true };
+  | {
+      /** Not changed. */
+      readonly ok: false;
+      /** The key's total stored bytes (unchanged). */
+      readonly storedBytes: number;
+      /** Set when the key has no such pin. */
+      readonly missing?: true;
+    };
 
 /** What {@link PinStore.add} did. */
 export type PinAddResult =
