@@ -11,7 +11,7 @@ import { startExampleGateway } from './helpers/example-gateway.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const section = readme.slice(readme.indexOf('### File storage (IPFS)'));
-const [script, dagScript] = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]);
+const [script, dagScript, pinScript] = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]);
 
 t.test('the README shows the file-storage examples', async (t) => {
   t.ok(script, 'a sh block under "File storage (IPFS)"');
@@ -46,4 +46,13 @@ t.test('the README\'s curl examples work against the default configuration', asy
   t.same(JSON.parse(dag[3]!), { Cid: { '/': 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o' }, RemPath: '' }, 'dag/resolve through the link');
   t.same(JSON.parse(dag[4]!), { Name: '', Hash: 'QmfLiVjH2vujCVP2e75zyzBYmpcjktmDeU1YBz6Ct8BBsc', Size: '75' }, 'the wrapping directory the README names');
   t.same(dag.slice(5, 7), ['QmfLiVjH2vujCVP2e75zyzBYmpcjktmDeU1YBz6Ct8BBsc', 'QmfLiVjH2vujCVP2e75zyzBYmpcjktmDeU1YBz6Ct8BBsc/hello.txt'], 'get: the tar\'s entries');
+
+  // Pins and the Pinning Service API, after the DAG block (they pin what it stored).
+  t.ok(pinScript, 'a third sh block: pins and the Pinning Service API');
+  const pins = (await promisify(execFile)('sh', ['-ec', pinScript!.replaceAll('http://127.0.0.1:8545', gw.origin).replace(/^/, `K=tollgate-demo-key-0001; S=tollgate-demo-secret-0001; I=${gw.origin}/ipfs-devnet/api/v0\n`)], { cwd: work })).stdout.split('\n');
+  t.same(JSON.parse(pins[0]!), { Keys: { QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o: { Type: 'recursive' } } }, 'pin/ls: what add pinned is the key\'s');
+  t.same(JSON.parse(pins[1]!), { Pins: ['bafyreie7d3a65h5igknekr3ru6pxik4cbudzuytknsub5s35r4qtugba3u'] }, 'pin/add');
+  t.same(JSON.parse(pins[2]!), { Pins: ['bafyreie7d3a65h5igknekr3ru6pxik4cbudzuytknsub5s35r4qtugba3u'] }, 'pin/rm');
+  t.match(JSON.parse(pins[3]!), { requestid: String, status: 'queued', pin: { cid: 'bafkreifjjcie6lypi6ny7amxnfftagclbuxndqonfipmb64f2km2devei4', name: 'hello-block' } }, 'a pin request, queued');
+  t.match(JSON.parse(pins[4]!), { count: 1, results: [{ pin: { name: 'hello-block' } }] }, 'the key\'s pins by name');
 });
