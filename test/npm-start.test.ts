@@ -6,7 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { CarWriter } from '@ipld/car/writer';
+import * as dagCbor from '@ipld/dag-cbor';
 import { create } from 'kubo-rpc-client';
+import { CID } from 'multiformats/cid';
+import * as raw from 'multiformats/codecs/raw';
+import { sha256 } from 'multiformats/hashes/sha2';
+import { Parser, type ReadEntry } from 'tar';
 import { createPublicClient, http, webSocket } from 'viem';
 import { DEMO_API_KEY, DEMO_API_SECRET } from '../examples/gateway/default-config.js';
 import { startServing } from './helpers/example-process.js';
@@ -66,6 +72,60 @@ t.test('curl-level calls: Solana, file storage, a bad key', async (t) => {
   const bad = await fetch(`${ex.origin}/eth-devnet/v3/not-a-valid-key`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
   t.equal(bad.status, 401);
   t.same(await bad.json(), { jsonrpc: '2.0', id: 1, error: { code: -33001, message: 'Invalid API key' } });
+});
+
+t.test('kubo-rpc-client: the file API a storage customer uses, with kubo\'s CIDs', async (t) => {
+  const auth = `Basic ${Buffer.from(`${DEMO_API_KEY}:${DEMO_API_SECRET}`).toString('base64')}`;
+  const files = create({ url: `${ex.origin}/ipfs-devnet/api/v0`, headers: { authorization: auth } });
+  const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+  t.match(await files.version(), { version: String }, 'version');
+
+  const block = await files.block.put(bytes('a block of the demo\n'));
+  t.equal(block.toString(), CID.createV1(raw.code, await sha256.digest(bytes('a block of the demo\n'))).toString(), 'block.put: CIDv1 raw, sha2-256');
+  t.equal(Buffer.from(await files.block.get(block)).toString(), 'a block of the demo\n', 'block.get');
+  t.same(await files.block.stat(block), { cid: block, size: 20 }, 'block.stat');
+
+  const node = await files.dag.put({ name: 'demo', block });
+  t.equal(node.toString(), CID.createV1(dagCbor.code, await sha256.digest(dagCbor.encode({ name: 'demo', block }))).toString(), 'dag.put: dag-cbor, CIDv1');
+  t.same((await files.dag.get(node, { path: 'name' })).value, 'demo', 'dag.get of a path');
+  t.same((await files.dag.resolve(node, { path: 'block' })).cid.toString(), block.toString(), 'dag.resolve through the link');
+
+  const leaf = bytes('a leaf of an imported DAG\n');
+  const leafCid = CID.createV1(raw.code, await sha256.digest(leaf));
+  const rootBytes = dagCbor.encode({ imported: true, leaf: leafCid });
+  const rootCid = CID.createV1(dagCbor.code, await sha256.digest(rootBytes));
+  const { writer, out } = CarWriter.create([rootCid]);
+  const car = (async () => { const chunks: Uint8Array[] = []; for await (const chunk of out) chunks.push(chunk); return Buffer.concat(chunks); })();
+  await writer.put({ cid: rootCid, bytes: rootBytes });
+  await writer.put({ cid: leafCid, bytes: leaf });
+  await writer.close();
+  const imported = [];
+  for await (const result of files.dag.import([await car])) imported.push(result);
+  t.same(imported.map((r) => r.root.cid.toString()), [rootCid.toString()], 'dag.import of a CAR: its root');
+  t.equal(Buffer.from(await files.block.get(leafCid)).toString(), 'a leaf of an imported DAG\n', 'its blocks readable');
+
+  t.same((await files.pin.add(node)).toString(), node.toString(), 'pin.add');
+  const pinned = [];
+  for await (const pin of files.pin.ls({ paths: [node] })) pinned.push(pin.cid.toString());
+  t.same(pinned, [node.toString()], 'pin.ls');
+  const moved = await files.pin.update(node, rootCid);
+  t.same(moved.map(String), [node.toString(), rootCid.toString()], 'pin.update from the node to the imported root');
+  t.equal((await files.pin.rm(rootCid)).toString(), rootCid.toString(), 'pin.rm');
+
+  let root: CID | undefined;
+  for await (const entry of files.addAll([{ path: 'site/index.html', content: bytes('<h1>demo</h1>\n') }, { path: 'site/notes.txt', content: bytes('notes\n') }], { wrapWithDirectory: true })) root = entry.cid;
+  const tar: Uint8Array[] = [];
+  for await (const chunk of files.get(root!)) tar.push(chunk);
+  const entries: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const parser = new Parser();
+    parser.on('entry', (entry: ReadEntry) => { entries.push(`${entry.type} ${entry.path}`); entry.resume(); });
+    parser.on('end', resolve);
+    parser.on('error', reject);
+    parser.end(Buffer.concat(tar));
+  });
+  const name = root!.toString();
+  t.same(entries, [`Directory ${name}`, `Directory ${name}/site`, `File ${name}/site/index.html`, `File ${name}/site/notes.txt`], 'get of a wrapped directory: the tar\'s entries as added');
 });
 
 t.test('SIGTERM stops it cleanly', async (t) => {
