@@ -32,7 +32,6 @@ export { decodeSecretHash, SECRET_SCRYPT_PARAMS, type DecodedSecretHash } from '
 export type { FilterStore, StoredFilter, FilterLimits } from './network/filter-store.js';
 export { MemoryFilterStore, newFilterId } from './network/memory-filter-store.js';
 export type { PinStore, PinRecord, PinAddResult, PinStatusName, PinSettlement, PinSettleResult } from './network/pin-store.js';
-export { MemoryPinStore } from './network/memory-pin-store.js';
 export type { DedupMarks } from './metering/dedup-marks.js';
 export { chargeOnceStage, type ChargeOnceOptions } from './pipeline/charge-once.js';
 export { systemClock, type Clock } from './util/clock.js';
