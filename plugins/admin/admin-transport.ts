@@ -13,6 +13,8 @@ import type { ResolvedAdminSettings } from './settings.js';
 import type { TrafficRecorder } from './traffic-recorder.js';
 import { DASHBOARD_HEADER, type DashboardSessions } from './dashboard-sessions.js';
 import { reloadConfig } from './config-reload-route.js';
+// The token only (this file loads nothing else): the file API's plans, when the ipfs plugin runs.
+import { PlanStorageBytesToken } from '../ipfs/storage-allowance.js';
 
 /** An admin API error: a stable code and a message, answered as `{ "error": { code, message } }`. */
 class AdminError extends Error {
@@ -283,7 +285,8 @@ export class AdminTransport implements Transport {
         const day = query.get('day') ?? undefined;
         const range = day !== undefined ? { from: day, to: day } : { from: query.get('from') ?? undefined, to: query.get('to') ?? undefined };
         if (action === 'traffic') return { status: 200, body: { id, ...(await manager.traffic(id, range)) } };
-        return { status: 200, body: { id, days: await manager.usage(id, range) } };
+        // What the key keeps pinned now, beside its calls: storage is a state, not a count per day.
+        return { status: 200, body: { id, days: await manager.usage(id, range), storage: await manager.storage(id) } };
       }
     }
     throw new AdminError(404, 'not_found', `no admin route ${method} ${this.#settings.prefix}${path}`);
@@ -333,6 +336,7 @@ export class AdminTransport implements Transport {
       ...(this.#traffic === undefined ? {} : { traffic: this.#traffic }),
       sections: gateway.container.isRegistered(KeySettingsSectionToken, true) ? gateway.container.resolveAll(KeySettingsSectionToken) : [],
       pins: gateway.container.resolve(Tokens.PinStore),
+      ...(gateway.container.isRegistered(PlanStorageBytesToken, true) ? { storageBytes: gateway.container.resolve(PlanStorageBytesToken) } : {}),
     });
     return this.#manager;
   }

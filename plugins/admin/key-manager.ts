@@ -89,6 +89,8 @@ export interface KeyStorage {
   readonly bytes: number;
   /** How many pins it has. */
   readonly pins: number;
+  /** Its plan's `storageBytes`, the most it may keep pinned; absent when the plan sets no limit. */
+  readonly limitBytes?: number;
 }
 
 /** What a {@link KeyManager} works with. */
@@ -111,6 +113,8 @@ export interface KeyManagerDeps {
   readonly sections?: readonly KeySettingsSection[];
   /** The pins of the file-storage API; without it, keys show no storage. */
   readonly pins?: PinStore;
+  /** Each plan's `storageBytes` of the file-storage API (undefined: no limit); without it, keys show no limit. */
+  readonly storageBytes?: (plan: string) => number | undefined;
 }
 
 /** Ids of managed keys: letters, digits, `.`, `_` and `-`, at most 64. */
@@ -250,15 +254,21 @@ export class KeyManager {
     return { day: balance.day, dailyCredits, used: balance.used, remaining: balance.remaining, resetsAt: balance.resetsAt.toISOString() };
   }
 
-  /** What a key keeps pinned: its pins' total bytes and their count. */
+  /** What a key keeps pinned: its pins' total bytes and their count, and its plan's limit when it sets one. */
   async storage(id: string): Promise<KeyStorage> {
-    const pins = await this.pins(id);
-    return { bytes: pins.reduce((sum, pin) => sum + pin.bytes, 0), pins: pins.length };
+    const key = await this.get(id);
+    const pins = await this.#pinsOf(id);
+    const limitBytes = this.#deps.storageBytes?.(key.plan);
+    return { bytes: pins.reduce((sum, pin) => sum + pin.bytes, 0), pins: pins.length, ...(limitBytes === undefined ? {} : { limitBytes }) };
   }
 
   /** A key's pins, oldest first. */
   async pins(id: string): Promise<PinRecord[]> {
     await this.get(id);
+    return this.#pinsOf(id);
+  }
+
+  async #pinsOf(id: string): Promise<PinRecord[]> {
     const store = this.#deps.pins;
     if (store === undefined) return [];
     return this.#store(async () => store.list(id));

@@ -8,7 +8,7 @@
  *
  * @packageDocumentation
  */
-import { Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
+import { Tokens, type GatewayConfig, type TollgatePlugin } from '../../core/plugin-api.js';
 import { IPFS_FAMILY, createIpfsFamily } from './family.js';
 import { IpfsTransport } from './ipfs-transport.js';
 import { IPFS_PLUGIN, readIpfsSettings, resolveIpfsSettings, type IpfsSettings } from './settings.js';
@@ -22,6 +22,7 @@ import { pinsStage } from './stages/pins.js';
 import { addPinsStages } from './stages/add-pins.js';
 import { pinningServiceStage } from './pinning-service/stage.js';
 import { PinningServiceTransport } from './pinning-service/transport.js';
+import { PlanStorageBytesToken, type PlanStorageBytes } from './storage-allowance.js';
 
 export { IPFS_PLUGIN, type IpfsSettings, type PinningServiceSettings, type IpfsPlanLimits, type ResolvedIpfsPlanLimits, type ResolvedIpfsSettings } from './settings.js';
 export { IPFS_FAMILY, IPFS_TRANSPORT } from './family.js';
@@ -37,6 +38,17 @@ export { ScryptWorker } from './scrypt-worker.js';
 export { decodeDagPb, objectJson, NOT_PROTOBUF, DAG_PB_CODE, type ObjectDataEncoding } from './dag-pb-object.js';
 export { IPFS_REQUEST, type IpfsRequest } from './context-keys.js';
 export { ERROR_NAME_HEADER } from './storage-limit.js';
+export type { PlanStorageBytes } from './storage-allowance.js';
+
+/**
+ * Each plan's `storageBytes` as a gateway with this config (and `ipfs(options)`) applies it: for tools
+ * that show a key's stored bytes beside its allowance without running the file API, such as the bundled
+ * CLI's `usage` command.
+ */
+export function planStorageBytes(config: GatewayConfig, options: IpfsSettings = {}): PlanStorageBytes {
+  const settings = resolveIpfsSettings([readIpfsSettings('ipfs()', options), readIpfsSettings(`plugins.${IPFS_PLUGIN}`, config.plugins[IPFS_PLUGIN])]);
+  return (plan) => settings.plans.get(plan)?.storageBytes;
+}
 
 /**
  * The file-storage API as a plugin: registers the `ipfs` family, its transport and its stages (secret
@@ -65,6 +77,8 @@ export function ipfs(options: IpfsSettings = {}): TollgatePlugin {
       guard = new SecretGuard(settings);
       container.register(Tokens.Family, { useValue: createIpfsFamily(settings) });
       container.register(Tokens.Transport, { useValue: new IpfsTransport(settings) });
+      const storageBytes: PlanStorageBytes = (plan) => settings.plans.get(plan)?.storageBytes;
+      container.register(PlanStorageBytesToken, { useValue: storageBytes });
       const pinningService = pinningServiceStage(settings);
       container.register(Tokens.Transport, { useValue: new PinningServiceTransport(settings, async () => pinningService.jobs()?.idle()) });
       // Every stage of this plugin concerns file-storage calls only: the other networks' calls skip them.
