@@ -67,13 +67,24 @@ function describeIssued(issued: IssuedKey, verb: string): string {
   ].join('\n');
 }
 
+/** Each plan's `storageBytes`, as the gateway applies it, when a network serves the file API (whose plugin is loaded only then). */
+async function planStorageBytes(config: GatewayConfig): Promise<((plan: string) => number | undefined) | undefined> {
+  if (!config.networks.some((network) => network.families.includes('ipfs'))) return undefined;
+  return (await import('tollgate/plugins/ipfs')).planStorageBytes(config);
+}
+
+function describeStorage(id: string, storage: KeyStorage): string {
+  const limit = storage.limitBytes === undefined ? '' : `, of ${storage.limitBytes} the plan allows`;
+  return `${id}: ${storage.bytes} bytes pinned in ${storage.pins} pin${storage.pins === 1 ? '' : 's'}${limit}`;
+}
+
 function describePins(id: string, storage: KeyStorage, pins: readonly PinRecord[]): string {
-  const lines = [`${id}: ${storage.bytes} bytes pinned in ${storage.pins} pin${storage.pins === 1 ? '' : 's'}`];
+  const lines = [describeStorage(id, storage)];
   for (const pin of pins) lines.push(`  ${pin.cid.padEnd(62)} ${String(pin.bytes).padStart(14)} bytes  ${new Date(pin.createdAt).toISOString()}${pin.name === undefined ? '' : `  ${pin.name}`}`);
   return `${lines.join('\n')}\n`;
 }
 
-function describeUsage(id: string, days: readonly DayUsage[]): string {
+function describeUsage(id: string, days: readonly DayUsage[], storage: KeyStorage): string {
   const lines: string[] = [];
   for (const day of days) {
     lines.push(`${id} on ${day.day}: ${day.total.calls} calls, ${day.total.credits} credits, ${day.total.failed} failed, ${day.total.bytes} bytes (balance used ${day.balanceUsed})`);
@@ -81,6 +92,7 @@ function describeUsage(id: string, days: readonly DayUsage[]): string {
       lines.push(`  ${method.padEnd(40)} ${String(t.calls).padStart(9)} calls ${String(t.credits).padStart(12)} credits ${String(t.failed).padStart(7)} failed ${String(t.bytes).padStart(12)} bytes`);
     }
   }
+  lines.push(describeStorage(id, storage));
   return `${lines.join('\n')}\n`;
 }
 
@@ -116,6 +128,9 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
   if (problem !== undefined) return usage(problem);
   if (command.name === 'usage' && command.args.length !== 1) return usage('usage: expected one key id, or export');
 
+  // Read before the store opens: only the commands that show a key's storage load the file API's plugin.
+  const showsStorage = (command.name === 'usage' && !exporting) || (command.name === 'keys' && verb === 'pins');
+  const storageBytes = showsStorage ? await planStorageBytes(config) : undefined;
   let store: OpenStore;
   try {
     store = await openStore(config);
@@ -123,7 +138,17 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
     io.err(`cannot open the store: ${(error as Error).message}\n`);
     return 1;
   }
-  const manager = new KeyManager({ config, registry: store.registry, plans: store.plans, ledger: store.ledger, usage: store.usage, pins: store.pins, now: () => Date.now(), sections: [SECURITY_SECTION] });
+  const manager = new KeyManager({
+    config,
+    registry: store.registry,
+    plans: store.plans,
+    ledger: store.ledger,
+    usage: store.usage,
+    pins: store.pins,
+    now: () => Date.now(),
+    sections: [SECURITY_SECTION],
+    storageBytes,
+  });
   const print = (value: unknown, text: string): void => io.out(cli.json ? `${JSON.stringify(value, null, 2)}\n` : text);
   try {
     if (command.name === 'plans') {
@@ -135,7 +160,8 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
       const id = command.args[0]!;
       const range = cli.day !== undefined ? { from: cli.day, to: cli.day } : { from: cli.from, to: cli.to };
       const days = await manager.usage(id, range);
-      print({ id, days }, describeUsage(id, days));
+      const storage = await manager.storage(id);
+      print({ id, days, storage }, describeUsage(id, days, storage));
     } else if (verb === 'create') {
       const issued = await manager.create({ plan: cli.plan!, id: cli.id, label: cli.label });
       print(issued, describeIssued(issued, 'Created'));
