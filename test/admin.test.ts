@@ -140,6 +140,7 @@ t.test('usage per key, day and method', async (t) => {
     eth_getBlockByNumber: { calls: 1, credits: 0, bytes: 0, failed: 1 },
   });
   t.match(today, { balanceUsed: 245, total: { calls: 5, credits: 245, failed: 1 } });
+  t.same(usage.body.storage, { bytes: 0, pins: 0 }, 'a key that pinned nothing stores 0 bytes');
   const range = await call('GET', `/keys/metered/usage?from=2020-01-01&to=2020-01-03`);
   t.same((range.body as { days: Array<{ day: string }> }).days.map((d) => d.day), ['2020-01-01', '2020-01-02', '2020-01-03']);
   t.equal((await call('GET', '/keys/metered/usage?day=yesterday')).status, 400);

@@ -19,6 +19,8 @@ const KEYS = {
   a: { key: 'pins-test-key-a-0001', secret: 'pins-test-secret-a', id: 'pins-a', plan: 'growth' },
   b: { key: 'pins-test-key-b-0001', secret: 'pins-test-secret-b', id: 'pins-b', plan: 'growth' },
   c: { key: 'pins-test-key-c-0001', secret: 'pins-test-secret-c', id: 'pins-c', plan: 'starter' },
+  /** Never stores anything. */
+  idle: { key: 'pins-test-key-d-0001', secret: 'pins-test-secret-d', id: 'pins-idle', plan: 'growth' },
 };
 
 const gw = await startIpfsGateway({
@@ -231,15 +233,19 @@ t.test('a key past its plan\'s storageBytes is refused, and its stored bytes are
   t.equal(fits.size, 13, 'what still fits is stored');
   const key = await adminGet('/keys/pins-c');
   t.equal(key.status, 200);
-  t.same(key.body.storage, { bytes: 33, pins: 2 }, 'the admin API shows the key\'s stored bytes');
+  t.same(key.body.storage, { bytes: 33, pins: 2, limitBytes: STARTER_BYTES }, 'the admin API shows the key\'s stored bytes, and its plan\'s allowance');
+  const usage = await adminGet('/keys/pins-c/usage');
+  t.equal(usage.status, 200);
+  t.same(usage.body.storage, { bytes: 33, pins: 2, limitBytes: STARTER_BYTES }, 'its usage too');
+  t.same((await adminGet('/keys/pins-idle/usage')).body.storage, { bytes: 0, pins: 0 }, 'a key that stores nothing shows 0, and no allowance on a plan without one');
   const pins = await adminGet('/keys/pins-c/pins');
   t.same((pins.body.pins as Array<{ cid: string; bytes: number }>).map((p) => [p.cid, p.bytes]), [[hello.cid.toString(), 20], [fits.cid.toString(), 13]]);
 
   await c.pin.rm(hello.cid);
   await c.pin.rm(fits.cid);
-  t.same((await adminGet('/keys/pins-c')).body.storage, { bytes: 0, pins: 0 }, 'removing pins frees their bytes');
+  t.same((await adminGet('/keys/pins-c')).body.storage, { bytes: 0, pins: 0, limitBytes: STARTER_BYTES }, 'removing pins frees their bytes');
   t.equal((await c.pin.add(unpinned.cid)).toString(), bigCid, 'the 100-byte DAG now fits, exactly');
-  t.same((await adminGet('/keys/pins-c')).body.storage, { bytes: 100, pins: 1 });
+  t.same((await adminGet('/keys/pins-c')).body.storage, { bytes: 100, pins: 1, limitBytes: STARTER_BYTES });
   await t.rejects(c.add(bytes('one more\n')), { message: /^storage limit reached: the plan allows 100 bytes pinned, the key has 100$/ }, 'a key at its allowance is refused before its upload is read');
   await t.rejects(c.add(bytes('one more\n'), { pin: false }), { message: /^storage limit reached/ }, 'an unpinned add too: a full key stores nothing more');
   await t.rejects(c.block.put(bytes('a block\n')), { message: /^storage limit reached/ }, 'nor a block');
