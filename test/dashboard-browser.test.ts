@@ -1,33 +1,52 @@
 import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'undici';
+import { create } from 'kubo-rpc-client';
 import type { Browser, Page } from 'playwright-core';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { ledgerSqlite } from '../plugins/ledger-sqlite/index.js';
 import { admin } from '../plugins/admin/index.js';
 import { security } from '../plugins/security/index.js';
+import { ipfs } from '../plugins/ipfs/index.js';
 import { devnet } from '@tollgate/devnet';
 import { startTestGateway } from './helpers/gateway.js';
 import { post, rpc } from './helpers/json-rpc.js';
 import { launchChromium } from './helpers/chromium.js';
+import { basic } from './helpers/ipfs-gateway.js';
 
 // The admin dashboard in Debian's Chromium, headless, driven by playwright-core, against a gateway
-// with an Anvil devnet and a SQLite store: sign-in, the numbers, key management, and the console.
+// with an Anvil devnet, an embedded IPFS node and a SQLite store: sign-in, the numbers (stored bytes
+// included), key management, and the console.
 
 const TOKEN = 'dashboard-admin-token-0123456789';
 const CONFIG_KEY = 'dashboard-config-key-0001';
+const FILES_KEY = 'dashboard-files-key-0001';
+const FILES_SECRET = 'dashboard-files-secret-0001';
+const STORAGE_BYTES = 1_000_000;
+const heliaDir = mkdtempSync(join(tmpdir(), 'tollgate-dashboard-ipfs-'));
 const gw = await startTestGateway(
   {
-    keys: [{ key: CONFIG_KEY, id: 'from-config', plan: 'growth' }],
+    keys: [
+      { key: CONFIG_KEY, id: 'from-config', plan: 'growth' },
+      { key: FILES_KEY, secret: FILES_SECRET, id: 'stores-files', plan: 'team' },
+    ],
     networks: [
       { name: 'eth', families: ['evm'], upstreams: [{ embedded: 'anvil' }] },
       { name: 'eth-b', families: ['evm'], upstreams: [{ embedded: 'anvil' }] },
+      { name: 'files', families: ['ipfs'], upstreams: [{ embedded: 'helia' }] },
     ],
-    plugins: { admin: { token: TOKEN } },
+    plugins: { admin: { token: TOKEN }, ipfs: { plans: { team: { readsPerSecond: 10, writesPerSecond: 10, storageBytes: STORAGE_BYTES } } } },
   },
-  [ledgerSqlite({ path: ':memory:' }), admin(), httpTransport(), evmFamily(), security(), devnet()],
+  [ledgerSqlite({ path: ':memory:' }), admin(), httpTransport(), evmFamily(), ipfs(), security(), devnet({ helia: { dataDir: heliaDir } })],
 );
-t.teardown(() => gw.close());
+// The node's blocks go once the gateway (and the node in it) stopped.
+t.teardown(async () => {
+  await gw.close();
+  rmSync(heliaDir, { recursive: true, force: true });
+});
 
 const browser: Browser = await launchChromium();
 t.teardown(() => browser.close());
@@ -67,6 +86,10 @@ await request(`${gw.origin}/admin/v1/keys`, { method: 'GET', headers: { authoriz
 for (const method of ['eth_blockNumber', 'eth_chainId', 'eth_chainId']) await post(gw.url('eth', CONFIG_KEY), rpc(method, []));
 await post(gw.url('eth-b', CONFIG_KEY), rpc('eth_gasPrice', []));
 await post(gw.url('eth', CONFIG_KEY), rpc('eth_getBalance', ['0x12']));
+// Content stored through the file API by the second key: two pins.
+const files = create({ url: `${gw.origin}/files/api/v0`, headers: { authorization: basic(FILES_KEY, FILES_SECRET) } });
+await files.add(new TextEncoder().encode('hello world\n'));
+await files.add(new TextEncoder().encode('stored from the dashboard test\n'));
 
 t.test('sign-in: a wrong token is refused, the right one opens the dashboard', async (t) => {
   const { page, problems } = await openPage(1280, 900);
@@ -97,6 +120,9 @@ t.test('the numbers on the page are the admin API\'s', async (t) => {
   t.equal(num(await page.locator('#used-today').textContent()), balance.used, 'credits used today');
   t.equal(num(await page.locator('#daily-credits').textContent()), balance.dailyCredits, 'the daily balance');
   t.equal(num(await page.locator('#remaining-today').textContent()), balance.remaining, 'what is left');
+  t.equal(num(await page.locator('#stored-bytes').textContent()), 0, 'a key that stored nothing: 0 bytes');
+  t.equal(num(await page.locator('#stored-pins').textContent()), 0, 'in 0 pins');
+  t.equal(await page.locator('#storage-limit').textContent(), 'no limit on its plan', 'its plan sets no storageBytes');
 
   const from = await page.locator('#from').inputValue();
   const to = await page.locator('#to').inputValue();
@@ -124,6 +150,21 @@ t.test('the numbers on the page are the admin API\'s', async (t) => {
   const rows = await page.locator('#upstreams tbody tr').evaluateAll((trs) => trs.map((row) => [...row.children].map((c) => c.textContent)));
   t.same(rows.map((r) => [r[0], r[1], r[3], r[4]]), upstreams.map((u) => [u.network, u.name, u.healthy ? 'healthy' : 'unhealthy', u.details.breaker.state]), 'each upstream: health and breaker');
   t.equal(await page.locator('canvas#chart-methods').evaluate((c) => (c as unknown as { width: number }).width > 0), true, 'the charts are drawn');
+  t.same(problems, [], 'no console errors');
+});
+
+t.test('the bytes a key stores through the file API are the admin API\'s', async (t) => {
+  const { page, problems } = await openPage(1280, 900);
+  await signIn(page, TOKEN);
+  await page.locator('#methods tbody tr').first().waitFor();
+  await page.locator('#keys tbody tr[data-id="stores-files"]').click();
+  await page.locator('#detail-id:text-is("stores-files")').waitFor();
+  const { storage } = await adminApi<{ storage: { bytes: number; pins: number; limitBytes?: number } }>('/keys/stores-files');
+  t.same(storage, { bytes: storage.bytes, pins: 2, limitBytes: STORAGE_BYTES }, 'the key pinned what it added, on a plan with an allowance');
+  t.ok(storage.bytes > 0, 'and stores bytes');
+  t.equal(num(await page.locator('#stored-bytes').textContent()), storage.bytes, 'the bytes the key stores');
+  t.equal(num(await page.locator('#stored-pins').textContent()), 2, 'in its pins');
+  t.equal(await page.locator('#storage-limit').textContent(), `its plan allows ${STORAGE_BYTES.toLocaleString('en')} bytes`, 'beside its plan\'s allowance');
   t.same(problems, [], 'no console errors');
 });
 

@@ -96,7 +96,7 @@ async function loadDetail() {
   if (id === undefined) return;
   const { from, to } = range();
   const q = `from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
-  const [{ key, balance }, { days }, traffic] = await Promise.all([
+  const [{ key, balance, storage }, { days }, traffic] = await Promise.all([
     api(`/keys/${encodeURIComponent(id)}`),
     api(`/keys/${encodeURIComponent(id)}/usage?${q}`),
     api(`/keys/${encodeURIComponent(id)}/traffic?${q}`),
@@ -107,6 +107,10 @@ async function loadDetail() {
   $('remaining-today').textContent = fmt(balance.remaining);
   $('resets-at').textContent = balance.resetsAt;
   parts('chart-balance', ['Used', 'Remaining'], [balance.used, balance.remaining]);
+
+  $('stored-bytes').textContent = fmt(storage.bytes);
+  $('stored-pins').textContent = fmt(storage.pins);
+  $('storage-limit').textContent = storage.limitBytes === undefined ? 'no limit on its plan' : `its plan allows ${fmt(storage.limitBytes)} bytes`;
 
   series('chart-days', days.map((d) => d.day), 'Credits', days.map((d) => d.total.credits));
 
