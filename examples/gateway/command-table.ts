@@ -47,7 +47,7 @@ export const CLI_COMMANDS: readonly CliCommandSpec[] = [
   {
     name: 'usage',
     synopsis: ['usage <id> [--day YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD]', 'usage export --from YYYY-MM-DD [--to YYYY-MM-DD] [--format csv|json] [--output <file>]'],
-    summary: "prints a key's calls and credits per day and method; export: every key's, per day, network and method (billing)",
+    summary: "prints a key's calls and credits per day and method, and the bytes it keeps pinned; export: every key's usage, per day, network and method (billing)",
     run: async (cli) => (await import('./store-commands.js')).runStoreCommand(cli),
   },
   {
