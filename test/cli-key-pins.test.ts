@@ -86,3 +86,15 @@ t.test('usage shows the bytes a key stores: a key that pinned content, and a key
   t.equal(empty.stdout.trimEnd().split('\n').at(-1), 'empty: 0 bytes pinned in 0 pins');
   t.same((JSON.parse((await command(['usage', 'empty', '--json'])).stdout) as { storage: unknown }).storage, { bytes: 0, pins: 0 });
 });
+
+t.test('usage with a bad plugins.ipfs section is refused with its problem, as start refuses it', async (t) => {
+  const badFile = join(dir, 'bad.yaml');
+  await writeFile(badFile, 'networks:\n  - name: files\n    families: [ipfs]\n    upstreams:\n      - url: http://127.0.0.1:5001\nplugins:\n  ipfs:\n    plans:\n      growth: { readsPerSecond: 25, writesPerSecond: 5, storageBytes: -3 }\n');
+  const cli = parseCli(['usage', 'acme', '--config', badFile, '--data-dir', dir]);
+  const config = await loadConfigFile(badFile);
+  applyStoreFlags(config, cli, {});
+  let stderr = '';
+  const code = await runCommand(cli, config, { out: () => undefined, err: (s) => void (stderr += s) });
+  t.equal(code, 1);
+  t.match(stderr, /plugins\.ipfs\.plans\.growth\.storageBytes: must be >= 0/);
+});

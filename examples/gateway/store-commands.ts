@@ -130,7 +130,14 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
 
   // Read before the store opens: only the commands that show a key's storage load the file API's plugin.
   const showsStorage = (command.name === 'usage' && !exporting) || (command.name === 'keys' && verb === 'pins');
-  const storageBytes = showsStorage ? await planStorageBytes(config) : undefined;
+  let storageBytes: ((plan: string) => number | undefined) | undefined;
+  try {
+    storageBytes = showsStorage ? await planStorageBytes(config) : undefined;
+  } catch (error) {
+    // A bad `plugins.ipfs` section (which `start` refuses too), or the file API's driver not installed.
+    io.err(`${(error as Error).message}\n`);
+    return 1;
+  }
   let store: OpenStore;
   try {
     store = await openStore(config);
