@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { cpuDelta, ownCpuTime, totalCpuTime } from './cpu.js';
-import type { ComparisonReport, RoundResult } from './harness.js';
+import { compare, summarize, type BenchOptions, type ComparisonReport, type RoundResult, type TargetReport } from './harness.js';
 
 /** The bench key and secret of the file-storage gateway. */
 export const IPFS_KEY = 'bench-ipfs-key-0001';
@@ -75,7 +75,7 @@ export async function cat(url: string, headers: Record<string, string>, expected
 }
 
 /** A process's resident memory (`VmRSS`) or its peak (`VmHWM`), in bytes; NaN when unreadable. */
-export function rss(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+function rss(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   try {
     return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
   } catch {
@@ -93,7 +93,7 @@ export interface IpfsTarget {
 }
 
 /** Measures one target: `count` sequential transfers by `transfer`; RSS of `watch` sampled throughout. */
-export async function measureTransfers(target: IpfsTarget, round: number, count: number, transfer: (target: IpfsTarget) => Promise<Transfer>, upstreamPids: readonly number[], watch?: { pid: number; hwm: boolean }): Promise<{ result: RoundResult; peak: number }> {
+async function measureTransfers(target: IpfsTarget, round: number, count: number, transfer: (target: IpfsTarget) => Promise<Transfer>, upstreamPids: readonly number[], watch?: { pid: number; hwm: boolean }): Promise<{ result: RoundResult; peak: number }> {
   const serverBefore = totalCpuTime(target.pids);
   const upstreamBefore = totalCpuTime(upstreamPids);
   const ownBefore = ownCpuTime();
@@ -141,7 +141,7 @@ export async function measureTransfers(target: IpfsTarget, round: number, count:
 
 
 /** The gateway's RSS growth while it streamed, as a comparison row (PASS within the budget) and a note. */
-export function memoryVerdict(baseline: number, peak: number, peakResettable: boolean): { comparison: ComparisonReport; note: string } {
+function memoryVerdict(baseline: number, peak: number, peakResettable: boolean): { comparison: ComparisonReport; note: string } {
   const growth = (peak - baseline) / MIB;
   const verdict = Number.isFinite(growth) && growth <= RSS_BUDGET_MIB ? 'PASS' : 'MISS';
   const memory: ComparisonReport = {
@@ -164,7 +164,7 @@ export function memoryVerdict(baseline: number, peak: number, peakResettable: bo
  * The gateway's RSS now, with its peak (`VmHWM`) reset to it where the kernel allows; `resettable` says
  * whether it did (else the peak is only what the 20 ms samples saw).
  */
-export function rssBaseline(pid: number | undefined): { baseline: number; resettable: boolean } {
+function rssBaseline(pid: number | undefined): { baseline: number; resettable: boolean } {
   if (pid === undefined) return { baseline: NaN, resettable: false };
   const baseline = rss(pid, 'VmRSS');
   try {
@@ -173,4 +173,48 @@ export function rssBaseline(pid: number | undefined): { baseline: number; resett
   } catch {
     return { baseline, resettable: false };
   }
+}
+
+/** What {@link transferRounds} measures. */
+export interface TransferRounds {
+  /** The targets, in the order each round measures them. */
+  readonly targets: readonly IpfsTarget[];
+  /** The gateway process, whose memory is watched (undefined when the gateway is not measured). */
+  readonly gatewayPid: number | undefined;
+  /** The node's processes, whose CPU counts as the gateway's upstream. */
+  readonly nodePids: readonly number[];
+  /** Transfers per target per round. */
+  readonly count: number;
+  /** One whole-file transfer to a target. */
+  readonly transfer: (target: IpfsTarget) => Promise<Transfer>;
+  /** What a transfer is called in the progress lines (`cats`, `adds`). */
+  readonly unit: string;
+  /** The gateway/direct throughput goal. */
+  readonly goal: number;
+}
+
+/**
+ * Runs `options.rounds` interleaved rounds of whole-file transfers (every target in each round, the
+ * gateway's RSS watched from a reset peak) and returns the targets' reports with the gateway/direct
+ * ratio and the gateway's memory verdict.
+ */
+export async function transferRounds(options: BenchOptions, spec: TransferRounds): Promise<{ measured: TargetReport[]; comparisons: ComparisonReport[]; memoryNote?: string }> {
+  const { targets, gatewayPid } = spec;
+  const { baseline, resettable } = rssBaseline(gatewayPid);
+  const rounds = new Map<string, RoundResult[]>(targets.map((t) => [t.name, []]));
+  let peak = baseline;
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const target of targets) {
+      const watch = target.name === 'gateway' && gatewayPid !== undefined ? { pid: gatewayPid, hwm: resettable } : undefined;
+      const { result, peak: seen } = await measureTransfers(target, round, spec.count, spec.transfer, target.name === 'gateway' ? spec.nodePids : [], watch);
+      if (watch !== undefined && Number.isFinite(seen)) peak = Math.max(peak, seen);
+      rounds.get(target.name)!.push(result);
+      process.stderr.write(`[bench] round ${round}/${options.rounds} ${target.name.padEnd(8)} ${result.okPerSecond.toFixed(1)} MiB/s  ${result.ok}/${result.responses} ${spec.unit}  server ${(result.serverCores * 100).toFixed(0)}% cpu\n`);
+    }
+  }
+  const measured = targets.map((t) => summarize(t.name, t.description, rounds.get(t.name)!));
+  const comparisons: ComparisonReport[] = [...compare(measured, [{ numerator: 'gateway', denominator: 'direct', goal: spec.goal }])];
+  if (gatewayPid === undefined) return { measured, comparisons };
+  const memory = memoryVerdict(baseline, peak, resettable);
+  return { measured, comparisons: [...comparisons, memory.comparison], memoryNote: memory.note };
 }

@@ -9,8 +9,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compare, startServer, summarize, type BenchOptions, type ComparisonReport, type RoundResult } from '../lib/harness.js';
-import { IPFS_KEY as KEY, IPFS_SECRET as SECRET, MIB, addFile, measureTransfers, memoryVerdict, rssBaseline, type IpfsTarget, type Transfer } from '../lib/ipfs-transfer.js';
+import { startServer, type BenchOptions } from '../lib/harness.js';
+import { IPFS_KEY as KEY, IPFS_SECRET as SECRET, MIB, addFile, transferRounds, type IpfsTarget, type Transfer } from '../lib/ipfs-transfer.js';
 import type { ServerHandle } from '../lib/processes.js';
 import type { Scenario } from '../lib/scenario.js';
 
@@ -59,29 +59,12 @@ const scenario: Scenario = {
         process.stderr.write('[bench] ipfs-add: priming every target\n');
         for (const target of targets) await add(target, size, cid);
       }
-      const { baseline, resettable } = rssBaseline(gatewayPid);
-      const rounds = new Map<string, RoundResult[]>(targets.map((t) => [t.name, []]));
-      let peak = baseline;
-      for (let round = 1; round <= options.rounds; round++) {
-        for (const target of targets) {
-          const watch = target.name === 'gateway' && gatewayPid !== undefined ? { pid: gatewayPid, hwm: resettable } : undefined;
-          const { result, peak: seen } = await measureTransfers(target, round, adds, (t) => add(t, size, cid), target.name === 'gateway' ? node.ready.pids : [], watch);
-          if (watch !== undefined && Number.isFinite(seen)) peak = Math.max(peak, seen);
-          rounds.get(target.name)!.push(result);
-          process.stderr.write(`[bench] round ${round}/${options.rounds} ${target.name.padEnd(8)} ${result.okPerSecond.toFixed(1)} MiB/s  ${result.ok}/${result.responses} adds  server ${(result.serverCores * 100).toFixed(0)}% cpu\n`);
-        }
-      }
-      const measured = targets.map((t) => summarize(t.name, t.description, rounds.get(t.name)!));
-      const comparisons: ComparisonReport[] = [...compare(measured, [{ numerator: 'gateway', denominator: 'direct', goal: 0.85 }])];
+      const { measured, comparisons, memoryNote } = await transferRounds(options, { targets, gatewayPid, nodePids: node.ready.pids, count: adds, transfer: (t) => add(t, size, cid), unit: 'adds', goal: 0.85 });
       const notes = [
         `file: ${size / MIB} MiB (CIDv0 ${cid}, kubo's add defaults), ${adds} whole add(s) per target per round, one at a time; the node already holds the blocks after the first`,
         'for this scenario the req/s column is MiB/s uploaded, p50/p99 are per add, and CPU us/req is CPU microseconds per MiB',
       ];
-      if (gatewayPid !== undefined) {
-        const memory = memoryVerdict(baseline, peak, resettable);
-        comparisons.push(memory.comparison);
-        notes.push(memory.note);
-      }
+      if (memoryNote !== undefined) notes.push(memoryNote);
       return { scenario: scenario.name, description: scenario.description, targets: measured, comparisons, notes };
     } finally {
       await Promise.all(servers.map((s) => s.stop()));

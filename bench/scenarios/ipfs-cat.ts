@@ -8,15 +8,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compare, startServer, summarize, type BenchOptions, type ComparisonReport, type RoundResult, type TargetReport } from '../lib/harness.js';
-import { IPFS_KEY as KEY, IPFS_SECRET as SECRET, MIB, addFile, cat, measureTransfers, memoryVerdict, rssBaseline, type IpfsTarget } from '../lib/ipfs-transfer.js';
+import { startServer, type BenchOptions } from '../lib/harness.js';
+import { IPFS_KEY as KEY, IPFS_SECRET as SECRET, MIB, addFile, cat, transferRounds, type IpfsTarget } from '../lib/ipfs-transfer.js';
 import type { ServerHandle } from '../lib/processes.js';
 import type { Scenario } from '../lib/scenario.js';
 
-
-function report(target: IpfsTarget, rounds: readonly RoundResult[]): TargetReport {
-  return summarize(target.name, target.description, rounds);
-}
 
 const scenario: Scenario = {
   name: 'ipfs-cat',
@@ -52,29 +48,12 @@ const scenario: Scenario = {
         process.stderr.write('[bench] ipfs-cat: priming every target\n');
         for (const target of targets) for (let i = 0; i < 2; i++) await cat(`${target.url}&length=${Math.min(size, 32 * MIB)}`, target.headers, Math.min(size, 32 * MIB));
       }
-      const { baseline, resettable: peakResettable } = rssBaseline(gatewayPid);
-      const rounds = new Map<string, RoundResult[]>(targets.map((t) => [t.name, []]));
-      let peak = baseline;
-      for (let round = 1; round <= options.rounds; round++) {
-        for (const target of targets) {
-          const watch = target.name === 'gateway' && gatewayPid !== undefined ? { pid: gatewayPid, hwm: peakResettable } : undefined;
-          const { result, peak: seen } = await measureTransfers(target, round, cats, (t) => cat(t.url, t.headers, size), target.name === 'gateway' ? node.ready.pids : [], watch);
-          if (watch !== undefined && Number.isFinite(seen)) peak = Math.max(peak, seen);
-          rounds.get(target.name)!.push(result);
-          process.stderr.write(`[bench] round ${round}/${options.rounds} ${target.name.padEnd(8)} ${result.okPerSecond.toFixed(1)} MiB/s  ${result.ok}/${result.responses} cats  server ${(result.serverCores * 100).toFixed(0)}% cpu\n`);
-        }
-      }
-      const measured = targets.map((t) => report(t, rounds.get(t.name)!));
-      const comparisons: ComparisonReport[] = [...compare(measured, [{ numerator: 'gateway', denominator: 'direct', goal: 0.9 }])];
+      const { measured, comparisons, memoryNote } = await transferRounds(options, { targets, gatewayPid, nodePids: node.ready.pids, count: cats, transfer: (t) => cat(t.url, t.headers, size), unit: 'cats', goal: 0.9 });
       const notes = [
         `file: ${size / MIB} MiB (CIDv0 ${cid}, kubo's add defaults), ${cats} whole cat(s) per target per round, one at a time`,
         'for this scenario the req/s column is MiB/s, p50/p99 are per cat, and CPU us/req is CPU microseconds per MiB served',
       ];
-      if (gatewayPid !== undefined) {
-        const memory = memoryVerdict(baseline, peak, peakResettable);
-        comparisons.push(memory.comparison);
-        notes.push(memory.note);
-      }
+      if (memoryNote !== undefined) notes.push(memoryNote);
       return { scenario: scenario.name, description: scenario.description, targets: measured, comparisons, notes };
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
