@@ -1,5 +1,4 @@
 import t from 'tap';
-import { CarWriter } from '@ipld/car/writer';
 import * as dagCbor from '@ipld/dag-cbor';
 import { create } from 'kubo-rpc-client';
 import { CID } from 'multiformats/cid';
@@ -11,6 +10,7 @@ import { Tokens } from '../core/plugin-api.js';
 import { MemoryUsageRecorder, utcDay, type UsageTotals } from '../core/store-api.js';
 import { startIpfsGateway } from './helpers/ipfs-gateway.js';
 import { until } from './helpers/until.js';
+import { carOf, cborNode, leafAndRootCar, rawCid } from './helpers/car.js';
 
 // kubo-rpc-client against the gateway's file-storage API with the devnet node behind it, for the
 // commands beyond add and cat: block/put, dag/put|get|resolve|import, get and version. CIDs must be
@@ -138,20 +138,7 @@ t.test('dag.put, dag.get and dag.resolve: dag-cbor CIDv1 by default, paths throu
 });
 
 t.test('dag.import takes a CAR built with @ipld/car: its blocks are readable, its root reported', async (t) => {
-  const leaf = text('a leaf of the imported DAG\n');
-  const leafCid = CID.createV1(raw.code, await sha256.digest(leaf));
-  const rootBytes = dagCbor.encode({ name: 'imported', leaf: leafCid });
-  const rootCid = CID.createV1(dagCbor.code, await sha256.digest(rootBytes));
-  const { writer, out } = CarWriter.create([rootCid]);
-  const collected = (async () => {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of out) chunks.push(chunk);
-    return Buffer.concat(chunks);
-  })();
-  await writer.put({ cid: rootCid, bytes: rootBytes });
-  await writer.put({ cid: leafCid, bytes: leaf });
-  await writer.close();
-  const car = await collected;
+  const { car, leaf, leafCid, rootCid, rootBytes } = await leafAndRootCar(text('a leaf of the imported DAG\n'), (leaf) => ({ name: 'imported', leaf }));
 
   const imported = await metered('dag/import', async () => {
     const results = [];
@@ -169,19 +156,11 @@ t.test('dag.import takes a CAR built with @ipld/car: its blocks are readable, it
   t.same(JSON.parse(stats.body), { Stats: { BlockCount: 2, BlockBytesCount: rootBytes.length + leaf.length } });
 
   // A CAR whose root's DAG is not whole: kubo reports the pin failure on the root.
-  const orphanLeaf = CID.createV1(raw.code, await sha256.digest(text('never imported')));
-  const orphanRootBytes = dagCbor.encode({ leaf: orphanLeaf });
-  const orphanRoot = CID.createV1(dagCbor.code, await sha256.digest(orphanRootBytes));
-  const { writer: w2, out: o2 } = CarWriter.create([orphanRoot]);
-  const orphanCar = (async () => {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of o2) chunks.push(chunk);
-    return Buffer.concat(chunks);
-  })();
-  await w2.put({ cid: orphanRoot, bytes: orphanRootBytes });
-  await w2.close();
+  const orphanLeaf = await rawCid(text('never imported'));
+  const orphanNode = await cborNode({ leaf: orphanLeaf });
+  const orphanRoot = orphanNode.cid;
   const orphan = [];
-  for await (const result of client.dag.import([await orphanCar])) orphan.push(result);
+  for await (const result of client.dag.import([await carOf([orphanRoot], [orphanNode])])) orphan.push(result);
   t.equal(orphan.length, 1);
   t.equal(orphan[0]!.root.cid.toString(), orphanRoot.toString());
   t.match(orphan[0]!.root.pinErrorMsg, orphanLeaf.toString(), 'the missing block is named');

@@ -1,13 +1,13 @@
 import t from 'tap';
 import { create, type KuboRPCClient } from 'kubo-rpc-client';
 import { request } from 'undici';
-import { CarWriter } from '@ipld/car/writer';
 import * as dagCbor from '@ipld/dag-cbor';
 import { CID } from 'multiformats/cid';
 import * as raw from 'multiformats/codecs/raw';
 import { sha256 } from 'multiformats/hashes/sha2';
 import { admin } from '../plugins/admin/index.js';
 import { basic, startIpfsGateway } from './helpers/ipfs-gateway.js';
+import { leafAndRootCar } from './helpers/car.js';
 
 // Pins that belong to a key, and storage by plan, through the gateway with kubo-rpc-client, the
 // embedded node behind it: each key sees and removes only its own pins, the node keeps content while any
@@ -113,20 +113,8 @@ t.test('what block.put and dag.put pin, and dag.import\'s roots, are the caller\
   const block = await a.block.put(bytes('a block pinned by A\n'), { pin: true });
   const unpinnedBlock = await a.block.put(bytes('a block nobody pins\n'));
   const node1 = await a.dag.put({ pinnedBy: 'A' }, { pin: true });
-  const leaf = bytes('a leaf imported by A\n');
-  const leafCid = CID.createV1(raw.code, await sha256.digest(leaf));
-  const rootBytes = dagCbor.encode({ leaf: leafCid });
-  const rootCid = CID.createV1(dagCbor.code, await sha256.digest(rootBytes));
-  const { writer, out } = CarWriter.create([rootCid]);
-  const car = (async () => {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of out) chunks.push(chunk);
-    return Buffer.concat(chunks);
-  })();
-  await writer.put({ cid: rootCid, bytes: rootBytes });
-  await writer.put({ cid: leafCid, bytes: leaf });
-  await writer.close();
-  for await (const _ of a.dag.import([await car])) { /* the roots, as the node reports them */ }
+  const { car, leaf, leafCid, rootCid, rootBytes } = await leafAndRootCar(bytes('a leaf imported by A\n'), (leaf) => ({ leaf }));
+  for await (const _ of a.dag.import([car])) { /* the roots, as the node reports them */ }
 
   const aPins = new Map<string, number>();
   for (const pin of (await adminGet('/keys/pins-a/pins')).body.pins as Array<{ cid: string; bytes: number }>) aPins.set(pin.cid, pin.bytes);

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CarWriter } from '@ipld/car/writer';
 import * as dagCbor from '@ipld/dag-cbor';
 import { create } from 'kubo-rpc-client';
 import { CID } from 'multiformats/cid';
@@ -16,6 +15,7 @@ import { Parser, type ReadEntry } from 'tar';
 import { createPublicClient, http, webSocket } from 'viem';
 import { DEMO_API_KEY, DEMO_API_SECRET } from '../examples/gateway/default-config.js';
 import { startServing } from './helpers/example-process.js';
+import { leafAndRootCar } from './helpers/car.js';
 
 // `npm start` in the repository: the build (prestart), then the compiled `tollgate demo`. The test runs
 // the same two steps itself rather than through npm, so that stopping it stops the gateway.
@@ -90,17 +90,9 @@ t.test('kubo-rpc-client: the file API a storage customer uses, with kubo\'s CIDs
   t.same((await files.dag.get(node, { path: 'name' })).value, 'demo', 'dag.get of a path');
   t.same((await files.dag.resolve(node, { path: 'block' })).cid.toString(), block.toString(), 'dag.resolve through the link');
 
-  const leaf = bytes('a leaf of an imported DAG\n');
-  const leafCid = CID.createV1(raw.code, await sha256.digest(leaf));
-  const rootBytes = dagCbor.encode({ imported: true, leaf: leafCid });
-  const rootCid = CID.createV1(dagCbor.code, await sha256.digest(rootBytes));
-  const { writer, out } = CarWriter.create([rootCid]);
-  const car = (async () => { const chunks: Uint8Array[] = []; for await (const chunk of out) chunks.push(chunk); return Buffer.concat(chunks); })();
-  await writer.put({ cid: rootCid, bytes: rootBytes });
-  await writer.put({ cid: leafCid, bytes: leaf });
-  await writer.close();
+  const { car, leafCid, rootCid } = await leafAndRootCar(bytes('a leaf of an imported DAG\n'), (leaf) => ({ imported: true, leaf }));
   const imported = [];
-  for await (const result of files.dag.import([await car])) imported.push(result);
+  for await (const result of files.dag.import([car])) imported.push(result);
   t.same(imported.map((r) => r.root.cid.toString()), [rootCid.toString()], 'dag.import of a CAR: its root');
   t.equal(Buffer.from(await files.block.get(leafCid)).toString(), 'a leaf of an imported DAG\n', 'its blocks readable');
 
