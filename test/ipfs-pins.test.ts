@@ -1,10 +1,6 @@
 import t from 'tap';
 import { create, type KuboRPCClient } from 'kubo-rpc-client';
 import { request } from 'undici';
-import * as dagCbor from '@ipld/dag-cbor';
-import { CID } from 'multiformats/cid';
-import * as raw from 'multiformats/codecs/raw';
-import { sha256 } from 'multiformats/hashes/sha2';
 import { admin } from '../plugins/admin/index.js';
 import { basic, startIpfsGateway } from './helpers/ipfs-gateway.js';
 import { leafAndRootCar } from './helpers/car.js';
