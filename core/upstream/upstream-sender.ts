@@ -14,6 +14,9 @@ import type { UpstreamSelector } from './selector.js';
 import { Tokens } from '../plugin/plugin.js';
 import type { UpstreamBudgets } from './upstream-budgets.js';
 
+/** How many times one call asks a node again whose answers show a rising head still below the floor. */
+const MAX_REASKS = 4;
+
 /** An upstream's answer to a request sent by an {@link UpstreamSender}, and the upstream that gave it. */
 export interface UpstreamAnswer {
   /** The answer the call's protocol accepted. */
@@ -113,8 +116,10 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     let last: UpstreamFailure | undefined;
     let resendRefused = false;
     let behind: BehindAnswer | undefined;
-    // An upstream whose answer showed a head below the floor is asked once more before the next one.
+    // An upstream whose answer showed a head below the floor is asked again before the next one: once,
+    // and again while each answer shows a higher head than the last (the node is moving), up to a bound.
     let reasked: Upstream | undefined;
+    let reasks = 0;
     // "Method not found" from every upstream that could be asked: the node's words, for the client.
     let notServed: string | undefined;
     // A forwarded call (a method no family defines) has no gateway verdict to give: a node's "method not
@@ -189,13 +194,19 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
           // the node is healthy but behind, so the next node is asked and no breaker counts it.
           const older = method.answerHead === undefined ? undefined : answerBehind(ctx, upstream, reply, selector);
           if (older === undefined) return { reply, upstream };
+          const previous = behind;
           behind = older;
           logger.debug({ call: ctx.id, network: network.name, upstream: upstream.name, head: older.head, floor: older.floor }, 'upstream answer behind the head floor');
           // Answers race: one read before the chain moved may arrive after another that showed the move
-          // (a node mining a burst of blocks). The node is asked once more, which a node at the head
-          // answers at the floor; a node truly behind answers behind again, and the next one is asked.
-          if (reasked === undefined && candidates[i] === upstream && performance.now() < deadline) {
+          // (a node mining a burst of blocks), and a re-ask may race a later read the same way. The node
+          // is asked again, which a node at the head answers at the floor; while it answers higher each
+          // time it is catching up and is asked once more; a node truly behind answers the same head
+          // again, and the next one is asked.
+          const first = reasked === undefined && candidates[i] === upstream;
+          const moving = reasked === upstream && previous !== undefined && older.head > previous.head && reasks < MAX_REASKS;
+          if ((first || moving) && performance.now() < deadline) {
             reasked = upstream;
+            reasks++;
             if (primary) primaries--;
             i--;
           }
