@@ -5,6 +5,7 @@ import { CID } from 'multiformats/cid';
 import * as raw from 'multiformats/codecs/raw';
 import { sha256 } from 'multiformats/hashes/sha2';
 import { Parser, type ReadEntry } from 'tar';
+import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { Tokens } from '../core/plugin-api.js';
 import { MemoryUsageRecorder, utcDay, type UsageTotals } from '../core/store-api.js';
@@ -241,8 +242,8 @@ t.test('version is charged its price', async (t) => {
   t.same([version.calls, version.credits], [1, PRICES['version']]);
 });
 
-t.test('uploads are bounded by maxUploadBytes, and prices follow plugins.ipfs.credits', async (t) => {
-  const small = await startIpfsGateway({ ipfs: { maxUploadBytes: 64 * 1024, credits: { 'block/put': 7, cat: 3 } } });
+t.test('uploads are bounded by maxUploadBytes and maxBlocksPerUpload, and prices follow plugins.ipfs.credits', async (t) => {
+  const small = await startIpfsGateway({ ipfs: { maxUploadBytes: 64 * 1024, maxBlocksPerUpload: 3, credits: { 'block/put': 7, cat: 3 } } });
   t.teardown(() => small.close());
   const smallClient = create({ url: small.api, headers: { authorization: small.auth } });
   const smallUsage = small.gateway.container.resolve(Tokens.UsageRecorder) as MemoryUsageRecorder;
@@ -267,4 +268,20 @@ t.test('uploads are bounded by maxUploadBytes, and prices follow plugins.ipfs.cr
     for await (const _ of smallClient.dag.import([new Uint8Array(200 * 1024)])) t.fail('no root of a cut upload');
   }, /the upload exceeds 65536 bytes/);
   t.equal((await smallClient.version()).version, 'tollgate-devnet-helia', 'the gateway serves on');
+
+  // Blocks per upload: the CAR sections of a dag/import, the parts of a block/put, counted as they stream.
+  const blocks = await Promise.all(['one', 'two', 'three', 'four'].map(async (word) => ({ cid: await rawCid(text(word)), bytes: text(word) })));
+  const threeRoots: unknown[] = [];
+  for await (const root of smallClient.dag.import([await carOf([blocks[0]!.cid], blocks.slice(0, 3))])) threeRoots.push(root);
+  t.same(threeRoots, [{ root: { cid: blocks[0]!.cid, pinErrorMsg: '' } }], 'a CAR of 3 blocks is imported');
+  await t.rejects(async () => {
+    for await (const _ of smallClient.dag.import([await carOf([blocks[3]!.cid], blocks)])) t.fail('no root of a cut upload');
+  }, /the upload holds more than 3 blocks \(maxBlocksPerUpload\)/, 'a CAR of 4 blocks is cut');
+  const fourParts = await request(`${small.api}/block/put`, { method: 'POST', headers: { authorization: small.auth, 'content-type': multipart(blocks.map((b) => b.bytes)).contentType }, body: Readable.from([multipart(blocks.map((b) => b.bytes)).body]) });
+  t.equal(fourParts.statusCode, 413, 'a block/put of 4 parts is cut');
+  t.same(await fourParts.body.json(), { Message: 'the upload holds more than 3 blocks (maxBlocksPerUpload)', Code: 1, Type: 'error' });
+  const threeParts = multipart(blocks.slice(0, 3).map((b) => b.bytes));
+  const stored = await request(`${small.api}/block/put`, { method: 'POST', headers: { authorization: small.auth, 'content-type': threeParts.contentType }, body: threeParts.body });
+  t.equal(stored.statusCode, 200, 'a block/put of 3 parts is stored');
+  t.same((await stored.body.text()).trim().split('\n').map((line) => (JSON.parse(line) as { Key: string }).Key), blocks.slice(0, 3).map((b) => b.cid.toString()));
 });

@@ -21,6 +21,7 @@ import { KuboErrorCode, kuboErrorBody } from './kubo-errors.js';
 import { relay, STREAM_ERROR_TRAILER } from './relay.js';
 import type { ResolvedIpfsSettings } from './settings.js';
 import { UploadMeter } from './upload-meter.js';
+import { UploadBlocks } from './upload-blocks.js';
 
 const API_PREFIX = '/api/v0/';
 
@@ -101,7 +102,8 @@ export class IpfsTransport implements Transport {
     // Uploads are bounded as they stream (a chunked body declares nothing), by `maxUploadBytes`.
     continueBody(req, res);
     if (!writes) req.resume();
-    const upload = writes ? new UploadMeter(this.#settings.maxUploadBytes) : undefined;
+    const contentType = headerValue(req.headers['content-type']);
+    const upload = writes ? new UploadMeter(this.#settings.maxUploadBytes, UploadBlocks.of(command, contentType), this.#settings.maxBlocksPerUpload) : undefined;
     if (upload !== undefined) {
       this.#uploads.add(req);
       req.once('error', (error) => upload.destroy(error));
@@ -109,7 +111,6 @@ export class IpfsTransport implements Transport {
     }
 
     this.#inFlight.track(res);
-    const contentType = headerValue(req.headers['content-type']);
     const ctx = gateway.createContext({
       transport: this.name,
       network,
@@ -148,14 +149,14 @@ export class IpfsTransport implements Transport {
       }
       return;
     }
-    if (upload?.exceeded === true) {
+    if (upload?.exceeded !== undefined) {
       // The node saw a cut upload: whatever it answered, the client hears why.
       const body = ctx.reply?.body;
       if (ctx.error === undefined && body !== undefined && !(body instanceof Uint8Array)) {
         (body as { destroy?: () => void }).destroy?.();
         gateway.recordStreamedCall(ctx, { bytes: uploaded(), failed: true });
       }
-      this.#refuseUpload(req, res);
+      this.#refuseUpload(req, res, upload.exceeded === 'blocks' ? this.#tooManyBlocks() : this.#tooLarge());
       return;
     }
     if (ctx.error !== undefined || ctx.reply === undefined) {
@@ -185,13 +186,17 @@ export class IpfsTransport implements Transport {
   }
 
   /** 413 for an upload over `maxUploadBytes`: a client still writing reads it while the rest is drained (bounded), then the connection closes. */
-  #refuseUpload(req: IncomingMessage, res: ServerResponse): void {
-    const refusal = this.#refusal(this.#tooLarge());
+  #refuseUpload(req: IncomingMessage, res: ServerResponse, error: GatewayError = this.#tooLarge()): void {
+    const refusal = this.#refusal(error);
     refuseBody(req, res, refusal.status, { ...this.#cors, ...refusal.headers, 'content-type': 'application/json' }, refusal.body);
   }
 
   #tooLarge(): GatewayError {
     return new GatewayError(Errors.BODY_TOO_LARGE, { message: `the upload exceeds ${this.#settings.maxUploadBytes} bytes (maxUploadBytes)` });
+  }
+
+  #tooManyBlocks(): GatewayError {
+    return new GatewayError(Errors.BODY_TOO_LARGE, { message: `the upload holds more than ${this.#settings.maxBlocksPerUpload} blocks (maxBlocksPerUpload)` });
   }
 
   #text(req: IncomingMessage, res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {

@@ -36,6 +36,12 @@ export interface IpfsSettings {
   readonly addTimeoutMs?: number;
   /** The largest upload body of one request, bytes (default 1073741824, 1 GiB): a longer one is cut and refused with 413. */
   readonly maxUploadBytes?: number;
+  /**
+   * The most blocks one upload may store (default 100000): the parts of a `block/put` or `dag/put`, the
+   * CAR sections of a `dag/import`, counted as the body streams; past it the upload is cut and refused
+   * with 413. (`add` is bounded by `maxUploadBytes`: it stores at most one block per 256 KiB and file.)
+   */
+  readonly maxBlocksPerUpload?: number;
   /** Credits per call by command name, over the defaults (`version` 10, `dag/get` and `dag/resolve` 20, `get`, `block/put` and `dag/put` 40, `dag/import` 80, the rest 0), and by Pinning Service API operation (`psa/create` and `psa/replace` 10, `psa/delete` 2, `psa/list` and `psa/get` 1). */
   readonly credits?: Readonly<Record<string, number>>;
   /** How long a verified key secret is remembered, ms, so scrypt runs once per client rather than per request (default 60000; 0: never). */
@@ -86,6 +92,8 @@ export interface ResolvedIpfsSettings {
   readonly maxUploadBytes: number;
   /** See {@link IpfsSettings.credits} (only the overrides). */
   readonly credits: Readonly<Record<string, number>>;
+  /** See {@link IpfsSettings.maxBlocksPerUpload}. */
+  readonly maxBlocksPerUpload: number;
   /** See {@link IpfsSettings.secretCacheMs}. */
   readonly secretCacheMs: number;
   /** See {@link IpfsSettings.secretFailuresPerSecond}. */
@@ -139,6 +147,7 @@ const LAYER_SCHEMA = {
     },
     addTimeoutMs: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     maxUploadBytes: { type: 'integer', minimum: 1024, maximum: Number.MAX_SAFE_INTEGER },
+    maxBlocksPerUpload: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     credits: { type: 'object', propertyNames: { enum: [...IPFS_COMMANDS.map((c) => c.name), ...PSA_METHOD_NAMES] }, additionalProperties: { type: 'integer', minimum: 0, maximum: 1_000_000_000 } },
     drainTimeoutMs: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
     secretCacheMs: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
@@ -185,6 +194,7 @@ export function resolveIpfsSettings(layers: readonly IpfsSettings[]): ResolvedIp
     plans,
     addTimeoutMs: merged.addTimeoutMs ?? 600_000,
     maxUploadBytes: merged.maxUploadBytes ?? 1024 * 1024 * 1024,
+    maxBlocksPerUpload: merged.maxBlocksPerUpload ?? 100_000,
     credits: Object.assign({}, ...layers.map((layer) => layer.credits)) as Record<string, number>,
     secretCacheMs: merged.secretCacheMs ?? 60_000,
     secretFailuresPerSecond: merged.secretFailuresPerSecond ?? 5,
