@@ -337,7 +337,7 @@ t.test('the file API\'s pins are the key\'s pins here too, named by their CID', 
   t.notOk((await kuboPinsOf(kuboA)).includes(added), 'gone from pin/ls');
 });
 
-t.test('storageBytes: a pin past the allowance fails, a key at its allowance is refused with 402 INSUFFICIENT_FUNDS', async (t) => {
+t.test('storageBytes: a pin past the allowance fails, a key at its allowance is refused with 409 INSUFFICIENT_FUNDS (the spec\'s status)', async (t) => {
   // "hello world\n" is one 20-byte block, "IPFS\n" 13 bytes; 92 bytes of text make a 100-byte block.
   const hello = await content('hello world\n');
   const ipfs = await content('IPFS\n');
@@ -364,7 +364,7 @@ t.test('storageBytes: a pin past the allowance fails, a key at its allowance is 
   t.equal((await pinned(d, { cid: hello })).status, 'pinned', 'a 20-byte allowance holds 20 bytes');
   const before = records.length;
   const full = await d.POST('/pins', { body: { cid: ipfs } });
-  t.equal(full.response.status, 402, 'a key at its allowance: 402');
+  t.equal(full.response.status, 409, 'a key at its allowance: 409, as the spec\'s response table says');
   t.equal(full.response.headers.get('x-tollgate-error'), 'STORAGE_LIMIT_REACHED', 'the gateway\'s error named');
   t.match(full.error, { error: { reason: 'INSUFFICIENT_FUNDS', details: /^storage limit reached: the plan allows 20 bytes pinned, the key has 20$/ } });
   t.equal((await list(d, { status: ['queued', 'pinning', 'pinned', 'failed'] })).count, 1, 'nothing recorded');

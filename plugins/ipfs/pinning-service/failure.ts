@@ -30,9 +30,10 @@ export interface FailureAnswer {
 }
 
 /**
- * The spec's status and `reason` for a gateway refusal: 401 `UNAUTHORIZED`, 404 `NOT_FOUND`, 402
- * `INSUFFICIENT_FUNDS` (a key out of credits or past its plan's `storageBytes`: the gateway's 402 for
- * both, where the spec's table lists 409), 400 `BAD_REQUEST`, 403 `FORBIDDEN`, 429 `RATE_LIMITED`,
+ * The spec's status and `reason` for a gateway refusal: 401 `UNAUTHORIZED`, 404 `NOT_FOUND`, 409
+ * `INSUFFICIENT_FUNDS` (a key out of credits or past its plan's `storageBytes`: the spec's response
+ * table maps 409 to `InsufficientFunds` for every operation; the file API keeps kubo's 402), 400
+ * `BAD_REQUEST`, 403 `FORBIDDEN`, 429 `RATE_LIMITED`,
  * 413 `PAYLOAD_TOO_LARGE`, and 5xx as the gateway's status with `INTERNAL_SERVER_ERROR` or the error's name.
  */
 export function failureOf(error: GatewayError): FailureAnswer {
@@ -46,7 +47,7 @@ export function failureOf(error: GatewayError): FailureAnswer {
       return { status: 404, reason: 'NOT_FOUND', details };
     case Errors.CREDITS_EXHAUSTED:
     case Errors.STORAGE_LIMIT_REACHED:
-      return { status: 402, reason: 'INSUFFICIENT_FUNDS', details };
+      return { status: 409, reason: 'INSUFFICIENT_FUNDS', details };
     case Errors.FORBIDDEN:
       return { status: 403, reason: 'FORBIDDEN', details };
     case Errors.RATE_LIMITED:
