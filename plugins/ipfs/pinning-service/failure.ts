@@ -1,25 +1,8 @@
-import { Errors, GatewayError } from '../../../core/plugin-api.js';
+import { Errors, type GatewayError } from '../../../core/plugin-api.js';
 
 /** The spec's `Failure` body: `{"error":{"reason","details"}}`. */
 export function failureBody(reason: string, details?: string): string {
   return JSON.stringify({ error: { reason, ...(details === undefined ? {} : { details }) } });
-}
-
-/**
- * A refusal the Pinning Service API names itself (a status and a `reason` the gateway's catalog has no
- * entry for, such as a pin the key already holds: 409 `DUPLICATE_OBJECT`). Not charged, as every refusal.
- */
-export class PinningFailure extends GatewayError {
-  /** The HTTP status the client gets. */
-  readonly status: number;
-  /** The `Failure`'s `reason`. */
-  readonly reason: string;
-
-  constructor(status: number, reason: string, details: string) {
-    super(Errors.INVALID_REQUEST, { message: details });
-    this.status = status;
-    this.reason = reason;
-  }
 }
 
 /** How a refusal reaches a Pinning Service API client. */
@@ -37,7 +20,6 @@ export interface FailureAnswer {
  * 413 `PAYLOAD_TOO_LARGE`, and 5xx as the gateway's status with `INTERNAL_SERVER_ERROR` or the error's name.
  */
 export function failureOf(error: GatewayError): FailureAnswer {
-  if (error instanceof PinningFailure) return { status: error.status, reason: error.reason, details: error.message };
   const details = error.message;
   switch (error.entry) {
     case Errors.UNAUTHORIZED:

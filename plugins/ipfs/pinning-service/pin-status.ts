@@ -71,6 +71,6 @@ export function selectPins(pins: readonly PinRecord[], query: PinQuery): { reado
       (after === undefined || pin.createdAt > after) &&
       meta.every(([k, v]) => pin.meta?.[k] === v),
   );
-  matching.sort((a, b) => b.createdAt - a.createdAt || (a.cid < b.cid ? 1 : a.cid > b.cid ? -1 : 0));
+  matching.sort((a, b) => b.createdAt - a.createdAt || (requestIdOf(a) < requestIdOf(b) ? 1 : requestIdOf(a) > requestIdOf(b) ? -1 : 0));
   return { count: matching.length, results: matching.slice(0, query.limit ?? 10) };
 }
