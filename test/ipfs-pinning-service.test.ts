@@ -195,6 +195,8 @@ t.test('content the node cannot find: failed, with the reason in info.status_det
   t.equal(retried.response.status, 202, 'a failed pin may be requested again');
   t.not(retried.data!.requestid, data!.requestid, 'as a new request');
   t.equal((await settled(a, retried.data!.requestid)).status, 'failed');
+  t.equal((await statusOf(a, data!.requestid)).status, 'failed', 'the first request stays, its own');
+  t.equal((await a.DELETE('/pins/{requestid}', { params: { path: { requestid: data!.requestid } } })).response.status, 202, 'until deleted');
 });
 
 t.test('malformed requests: 400 BAD_REQUEST, and unknown request ids 404 NOT_FOUND', async (t) => {
@@ -288,10 +290,26 @@ t.test('two keys: neither sees, replaces nor deletes the other\'s pins', async (
   t.ok((await nodePins()).includes(cid), 'the node keeps the content: A pins it');
   t.equal((await statusOf(a, ofA.requestid)).status, 'pinned');
 
-  const again = await a.POST('/pins', { body: { cid } });
-  t.equal(again.response.status, 409, 'A pinning a CID it already pins: 409');
-  t.equal(again.error?.error.reason, 'DUPLICATE_OBJECT');
-  t.match(again.error?.error.details, ofA.requestid, 'naming the request that holds it');
+});
+
+t.test('the same CID pinned again is a new request with its own requestid; deleting one keeps the other and the node\'s pin', async (t) => {
+  const cid = await content('pinned twice by one key\n');
+  const first = await pinned(a, { cid, name: 'first', meta: { copy: '1' } });
+  const second = await pinned(a, { cid, name: 'second', meta: { copy: '2' } });
+  t.not(second.requestid, first.requestid, 'a different requestid, as the spec says');
+  t.match(second, { status: 'pinned', pin: { cid, name: 'second', meta: { copy: '2' } } });
+  const both = await list(a, { cid: [cid] });
+  t.equal(both.count, 2, 'both requests listed');
+  t.same(both.results.map((r) => r.requestid), [second.requestid, first.requestid], 'newest first');
+  t.equal((await list(a, { cid: [cid], meta: { copy: '1' } })).results[0]?.requestid, first.requestid, 'filters see each request');
+  t.equal((await kuboPinsOf(kuboA)).filter((c) => c === cid).length, 1, 'pin/ls shows the CID once');
+
+  t.equal((await a.DELETE('/pins/{requestid}', { params: { path: { requestid: first.requestid } } })).response.status, 202);
+  t.equal((await a.GET('/pins/{requestid}', { params: { path: { requestid: first.requestid } } })).response.status, 404, 'that request is gone');
+  t.equal((await statusOf(a, second.requestid)).status, 'pinned', 'the other stays');
+  t.ok((await nodePins()).includes(cid), 'the node keeps the content for it');
+  t.equal((await a.DELETE('/pins/{requestid}', { params: { path: { requestid: second.requestid } } })).response.status, 202);
+  await until('the node drops content no request holds', async () => !(await nodePins()).includes(cid));
 });
 
 t.test('replace: a new request for the new pin, the old one gone, the node drops the old content after the new is pinned', async (t) => {
@@ -351,6 +369,9 @@ t.test('storageBytes: a pin past the allowance fails, a key at its allowance is 
   t.notOk((await nodePins()).includes(big), 'the node does not keep it');
   const storage = await request(`${gw.origin}/admin/v1/keys/psa-c`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   t.match(await storage.body.json(), { storage: { bytes: 33 } }, 'the key\'s stored bytes: its pinned pins only');
+  t.equal((await pinned(c, { cid: hello })).info?.dag_size, '20', 'a second request of a CID the key pins');
+  const again = await request(`${gw.origin}/admin/v1/keys/psa-c`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  t.match(await again.body.json(), { storage: { bytes: 33 } }, 'counts the CID once: the node stores it once');
 
   // A failed pin holds nothing: content another key pinned goes once that key deletes its pin.
   const shared = await content('y'.repeat(92));
