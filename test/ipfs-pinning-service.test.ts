@@ -301,7 +301,7 @@ t.test('the same CID pinned again is a new request with its own requestid; delet
   const both = await list(a, { cid: [cid] });
   t.equal(both.count, 2, 'both requests listed');
   t.same(both.results.map((r) => r.requestid), [second.requestid, first.requestid], 'newest first');
-  t.equal((await list(a, { cid: [cid], meta: { copy: '1' } })).results[0]?.requestid, first.requestid, 'filters see each request');
+  t.equal((await list(a, { cid: [cid], meta: JSON.stringify({ copy: '1' }) })).results[0]?.requestid, first.requestid, 'filters see each request');
   t.equal((await kuboPinsOf(kuboA)).filter((c) => c === cid).length, 1, 'pin/ls shows the CID once');
 
   t.equal((await a.DELETE('/pins/{requestid}', { params: { path: { requestid: first.requestid } } })).response.status, 202);

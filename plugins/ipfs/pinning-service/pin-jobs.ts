@@ -55,6 +55,8 @@ export class PinJobs {
   readonly #driving = new Set<string>();
   /** The keys whose unfinished requests this process has taken up. */
   readonly #resumedKeys = new Set<string>();
+  /** Set once the gateway stops: work cut short by it is left for the next gateway to take up. */
+  #stopping = false;
 
   constructor(deps: PinJobDeps) {
     this.#deps = deps;
@@ -87,6 +89,14 @@ export class PinJobs {
       this.#deps.logger.info({ call: ctx.id, cid: pin.cid, requestId: pin.requestId, status: pin.status }, 'pin request left unfinished: taken up again');
       this.start(ctx, { keyId, pinId: pin.requestId, cid: pin.cid, ...(pin.name === undefined ? {} : { name: pin.name }), limitBytes, resumed: true });
     }
+  }
+
+  /**
+   * The gateway stops: a request whose node work is cut short now stays `queued` or `pinning`, not
+   * `failed`, so the next gateway to serve its key takes it up (see {@link resume}).
+   */
+  stop(): void {
+    this.#stopping = true;
   }
 
   /** Waits for the jobs in flight (a gateway closing; tests). */
@@ -127,9 +137,13 @@ export class PinJobs {
         failure = /context deadline exceeded/.test(message) ? this.#late(cid) : message;
       }
     } catch (error) {
+      // Cut short by the gateway stopping: left `pinning`, for the next gateway.
+      if (this.#stopping) return;
       // The node did not answer in time (past pinTimeoutMs, or cut by the network's failover deadline).
       failure = GatewayError.is(error) && error.entry === Errors.UPSTREAM_TIMEOUT ? `the node did not finish pinning ${cid} in time` : (error as Error).message;
     }
+    // A node answer cut short by the gateway stopping is no verdict on the content: left for the next gateway.
+    if (this.#stopping) return;
     await store.settle(keyId, pinId, { status: 'failed', bytes: 0, statusDetails: failure, from: ['pinning'] }, undefined);
     // The node may hold it (pinned, then refused by the allowance): it keeps it only while a pin holds it.
     await this.release(ctx, keyId, cid);
