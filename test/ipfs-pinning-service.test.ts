@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import createClient, { type Client } from 'openapi-fetch';
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import { create, type KuboRPCClient } from 'kubo-rpc-client';
+import { CID } from 'multiformats/cid';
 import { request } from 'undici';
 import { Tokens } from '../core/plugin-api.js';
 import type { UsageEvent, UsageRecorder } from '../core/store-api.js';
@@ -353,6 +354,23 @@ t.test('the file API\'s pins are the key\'s pins here too, named by their CID', 
   t.equal((await b.GET('/pins/{requestid}', { params: { path: { requestid: added } } })).response.status, 404, 'not another key\'s');
   t.equal((await a.DELETE('/pins/{requestid}', { params: { path: { requestid: added } } })).response.status, 202, 'deleted through the service');
   t.notOk((await kuboPinsOf(kuboA)).includes(added), 'gone from pin/ls');
+});
+
+t.test('the file API\'s pin/rm of a CID removes the key\'s whole hold of it, its pin requests included', async (t) => {
+  const cid = await content('held through the service and the file API\n');
+  const one = await pinned(a, { cid, name: 'one' });
+  const two = await pinned(a, { cid, name: 'two' });
+  const ofB = await pinned(b, { cid, name: 'B\'s' });
+  await kuboA.pin.add(CID.parse(cid));
+  t.equal((await list(a, { cid: [cid] })).count, 3, 'two requests and the file API\'s pin');
+  t.equal((await kuboPinsOf(kuboA)).filter((c) => c === cid).length, 1, 'pin/ls: the CID once');
+  await kuboA.pin.rm(CID.parse(cid));
+  t.equal((await list(a, { cid: [cid], status: ['queued', 'pinning', 'pinned', 'failed'] })).count, 0, 'every pin of the CID gone');
+  for (const gone of [one, two]) t.equal((await a.GET('/pins/{requestid}', { params: { path: { requestid: gone.requestid } } })).response.status, 404);
+  t.notOk((await kuboPinsOf(kuboA)).includes(cid), 'gone from pin/ls');
+  t.equal((await statusOf(b, ofB.requestid)).status, 'pinned', 'another key\'s request is untouched');
+  t.ok((await nodePins()).includes(cid), 'and holds the content on the node');
+  t.equal((await b.DELETE('/pins/{requestid}', { params: { path: { requestid: ofB.requestid } } })).response.status, 202);
 });
 
 t.test('storageBytes: a pin past the allowance fails, a key at its allowance is refused with 409 INSUFFICIENT_FUNDS (the spec\'s status)', async (t) => {
