@@ -25,6 +25,8 @@ function start(options: { dataDir?: string; upstream?: string; pinTimeoutMs?: nu
     dataDir: options.dataDir ?? join(dir, 'unused-ipfs'),
     ...(options.upstream === undefined ? {} : { upstreams: [{ url: options.upstream }] }),
     config: {
+      // The stopping gateway's close gives up on the held node request soon.
+      server: { drainTimeoutMs: 500 },
       keys: [KEY],
       plugins: {
         ipfs: { secretChecksPerSourcePerSecond: 50, secretChecksPerSecond: 50, drainTimeoutMs: 100, pinningService: { pinTimeoutMs: options.pinTimeoutMs ?? 30_000 } },
@@ -58,7 +60,7 @@ t.test('a request left pinning by a stopped gateway is taken up and pinned by th
   });
   await new Promise<void>((resolve) => stuck.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => { stuck.closeAllConnections(); stuck.close(() => resolve()); }));
-  const stopping = await start({ upstream: `http://127.0.0.1:${(stuck.address() as AddressInfo).port}`, pinTimeoutMs: 60_000 });
+  const stopping = await start({ upstream: `http://127.0.0.1:${(stuck.address() as AddressInfo).port}`, pinTimeoutMs: 8_000 });
   const { data } = await clientOf(stopping).POST('/pins', { body: { cid, name: 'resumed' } });
   const requestid = data!.requestid;
   await until('the node is asked to pin', () => held.length > 0);

@@ -100,6 +100,17 @@ t.test('SQLite: a pins table made before the request columns gets them', async (
   t.same(new SqlitePinStore(b.db).get('key-a', REQUEST.requestId!), REQUEST);
 });
 
+t.test('SQLite: the pins of an earlier version\'s table (one per key and CID) move to the new one, once', async (t) => {
+  const [a, b] = twoSqliteStores(t, 'pin-requests-move');
+  a.db.exec('CREATE TABLE pins (key_id TEXT NOT NULL, cid TEXT NOT NULL, name TEXT, bytes INTEGER NOT NULL, created_at INTEGER NOT NULL, request_id TEXT, status TEXT, details TEXT, meta TEXT, origins TEXT, PRIMARY KEY (key_id, cid)) WITHOUT ROWID');
+  a.db.exec(`INSERT INTO pins VALUES ('key-a', '${CID_1}', 'dataset', 5, ${T0}, 'req-old', 'pinned', NULL, '{"app_id":"tests"}', NULL), ('key-a', '${CID_2}', NULL, 7, ${T0 + 1}, NULL, NULL, NULL, NULL, NULL)`);
+  const [first, second] = [new SqlitePinStore(a.db), new SqlitePinStore(b.db)];
+  t.same(second.get('key-a', 'req-old'), { keyId: 'key-a', cid: CID_1, name: 'dataset', bytes: 5, createdAt: T0, requestId: 'req-old', status: 'pinned', meta: { app_id: 'tests' } }, 'a pin request, by its id');
+  t.same(first.get('key-a', CID_2), { keyId: 'key-a', cid: CID_2, bytes: 7, createdAt: T0 + 1 }, 'a file API pin, by its CID');
+  t.equal(second.storedBytes('key-a'), 12);
+  t.equal(a.db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'pins'").get()!.n, 0, 'the old table is gone');
+});
+
 t.test('Redis: two connections', async (t) => {
   const [a, b] = await twoRedisStores(t, 'pr:');
   await contract(t, new RedisPinStore(a.connection), new RedisPinStore(b.connection));
