@@ -1,4 +1,4 @@
-import { Errors, GatewayError, type PinStore, type RequestContext, type StageDependencies, type UpstreamReply } from '../../../core/plugin-api.js';
+import { Errors, GatewayError, type PinRecord, type PinStore, type RequestContext, type StageDependencies, type UpstreamReply } from '../../../core/plugin-api.js';
 import { kuboErrorMessage } from '../kubo-errors.js';
 import type { NodePinRequests } from '../node-pins.js';
 import { storageLimitReached } from '../storage-limit.js';
@@ -84,7 +84,15 @@ export class PinJobs {
   async resume(ctx: RequestContext, keyId: string, limitBytes: number | undefined): Promise<void> {
     if (this.#resumedKeys.has(keyId)) return;
     this.#resumedKeys.add(keyId);
-    for (const pin of await this.#deps.store().list(keyId)) {
+    let pins: PinRecord[];
+    try {
+      pins = await this.#deps.store().list(keyId);
+    } catch (error) {
+      // Read again on the key's next call.
+      this.#resumedKeys.delete(keyId);
+      throw error;
+    }
+    for (const pin of pins) {
       if (pin.requestId === undefined || (pin.status !== 'queued' && pin.status !== 'pinning')) continue;
       this.#deps.logger.info({ call: ctx.id, cid: pin.cid, requestId: pin.requestId, status: pin.status }, 'pin request left unfinished: taken up again');
       this.start(ctx, { keyId, pinId: pin.requestId, cid: pin.cid, ...(pin.name === undefined ? {} : { name: pin.name }), limitBytes, resumed: true });
