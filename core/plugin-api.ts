@@ -31,7 +31,7 @@ export { KeySettingsSectionToken, type KeySettingsSection } from './keys/key-set
 export { decodeSecretHash, SECRET_SCRYPT_PARAMS, type DecodedSecretHash } from './keys/secret-hash.js';
 export type { FilterStore, StoredFilter, FilterLimits } from './network/filter-store.js';
 export { MemoryFilterStore, newFilterId } from './network/memory-filter-store.js';
-export type { PinStore, PinRecord, PinAddResult, PinStatusName, PinSettlement, PinSettleResult } from './network/pin-store.js';
+export { pinIdOf, type PinStore, type PinRecord, type PinAddResult, type PinStatusName, type PinSettlement, type PinSettleResult } from './network/pin-store.js';
 export type { DedupMarks } from './metering/dedup-marks.js';
 export { chargeOnceStage, type ChargeOnceOptions } from './pipeline/charge-once.js';
 export { systemClock, type Clock } from './util/clock.js';

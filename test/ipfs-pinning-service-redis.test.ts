@@ -59,7 +59,7 @@ t.test('a pin request made through one instance is the key\'s through the other'
 
   const other = (await node.add(new TextEncoder().encode('IPFS\n'), { pin: false })).cid.toString();
   const full = await clientOf(two).POST('/pins', { body: { cid: other } });
-  t.equal(full.response.status, 402, 'the allowance filled through one instance holds on the other');
+  t.equal(full.response.status, 409, 'the allowance filled through one instance holds on the other (the spec\'s 409)');
   t.equal(full.error?.error.reason, 'INSUFFICIENT_FUNDS');
 
   t.equal((await clientOf(two).DELETE('/pins/{requestid}', { params: { path: { requestid: data!.requestid } } })).response.status, 202, 'deleted through the other instance');

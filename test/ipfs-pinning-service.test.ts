@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import createClient, { type Client } from 'openapi-fetch';
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import { create, type KuboRPCClient } from 'kubo-rpc-client';
+import { CID } from 'multiformats/cid';
 import { request } from 'undici';
 import { Tokens } from '../core/plugin-api.js';
 import type { UsageEvent, UsageRecorder } from '../core/store-api.js';
@@ -195,6 +196,8 @@ t.test('content the node cannot find: failed, with the reason in info.status_det
   t.equal(retried.response.status, 202, 'a failed pin may be requested again');
   t.not(retried.data!.requestid, data!.requestid, 'as a new request');
   t.equal((await settled(a, retried.data!.requestid)).status, 'failed');
+  t.equal((await statusOf(a, data!.requestid)).status, 'failed', 'the first request stays, its own');
+  t.equal((await a.DELETE('/pins/{requestid}', { params: { path: { requestid: data!.requestid } } })).response.status, 202, 'until deleted');
 });
 
 t.test('malformed requests: 400 BAD_REQUEST, and unknown request ids 404 NOT_FOUND', async (t) => {
@@ -288,10 +291,26 @@ t.test('two keys: neither sees, replaces nor deletes the other\'s pins', async (
   t.ok((await nodePins()).includes(cid), 'the node keeps the content: A pins it');
   t.equal((await statusOf(a, ofA.requestid)).status, 'pinned');
 
-  const again = await a.POST('/pins', { body: { cid } });
-  t.equal(again.response.status, 409, 'A pinning a CID it already pins: 409');
-  t.equal(again.error?.error.reason, 'DUPLICATE_OBJECT');
-  t.match(again.error?.error.details, ofA.requestid, 'naming the request that holds it');
+});
+
+t.test('the same CID pinned again is a new request with its own requestid; deleting one keeps the other and the node\'s pin', async (t) => {
+  const cid = await content('pinned twice by one key\n');
+  const first = await pinned(a, { cid, name: 'first', meta: { copy: '1' } });
+  const second = await pinned(a, { cid, name: 'second', meta: { copy: '2' } });
+  t.not(second.requestid, first.requestid, 'a different requestid, as the spec says');
+  t.match(second, { status: 'pinned', pin: { cid, name: 'second', meta: { copy: '2' } } });
+  const both = await list(a, { cid: [cid] });
+  t.equal(both.count, 2, 'both requests listed');
+  t.same(both.results.map((r) => r.requestid), [second.requestid, first.requestid], 'newest first');
+  t.equal((await list(a, { cid: [cid], meta: JSON.stringify({ copy: '1' }) })).results[0]?.requestid, first.requestid, 'filters see each request');
+  t.equal((await kuboPinsOf(kuboA)).filter((c) => c === cid).length, 1, 'pin/ls shows the CID once');
+
+  t.equal((await a.DELETE('/pins/{requestid}', { params: { path: { requestid: first.requestid } } })).response.status, 202);
+  t.equal((await a.GET('/pins/{requestid}', { params: { path: { requestid: first.requestid } } })).response.status, 404, 'that request is gone');
+  t.equal((await statusOf(a, second.requestid)).status, 'pinned', 'the other stays');
+  t.ok((await nodePins()).includes(cid), 'the node keeps the content for it');
+  t.equal((await a.DELETE('/pins/{requestid}', { params: { path: { requestid: second.requestid } } })).response.status, 202);
+  await until('the node drops content no request holds', async () => !(await nodePins()).includes(cid));
 });
 
 t.test('replace: a new request for the new pin, the old one gone, the node drops the old content after the new is pinned', async (t) => {
@@ -337,7 +356,24 @@ t.test('the file API\'s pins are the key\'s pins here too, named by their CID', 
   t.notOk((await kuboPinsOf(kuboA)).includes(added), 'gone from pin/ls');
 });
 
-t.test('storageBytes: a pin past the allowance fails, a key at its allowance is refused with 402 INSUFFICIENT_FUNDS', async (t) => {
+t.test('the file API\'s pin/rm of a CID removes the key\'s whole hold of it, its pin requests included', async (t) => {
+  const cid = await content('held through the service and the file API\n');
+  const one = await pinned(a, { cid, name: 'one' });
+  const two = await pinned(a, { cid, name: 'two' });
+  const ofB = await pinned(b, { cid, name: 'B\'s' });
+  await kuboA.pin.add(CID.parse(cid));
+  t.equal((await list(a, { cid: [cid] })).count, 3, 'two requests and the file API\'s pin');
+  t.equal((await kuboPinsOf(kuboA)).filter((c) => c === cid).length, 1, 'pin/ls: the CID once');
+  await kuboA.pin.rm(CID.parse(cid));
+  t.equal((await list(a, { cid: [cid], status: ['queued', 'pinning', 'pinned', 'failed'] })).count, 0, 'every pin of the CID gone');
+  for (const gone of [one, two]) t.equal((await a.GET('/pins/{requestid}', { params: { path: { requestid: gone.requestid } } })).response.status, 404);
+  t.notOk((await kuboPinsOf(kuboA)).includes(cid), 'gone from pin/ls');
+  t.equal((await statusOf(b, ofB.requestid)).status, 'pinned', 'another key\'s request is untouched');
+  t.ok((await nodePins()).includes(cid), 'and holds the content on the node');
+  t.equal((await b.DELETE('/pins/{requestid}', { params: { path: { requestid: ofB.requestid } } })).response.status, 202);
+});
+
+t.test('storageBytes: a pin past the allowance fails, a key at its allowance is refused with 409 INSUFFICIENT_FUNDS (the spec\'s status)', async (t) => {
   // "hello world\n" is one 20-byte block, "IPFS\n" 13 bytes; 92 bytes of text make a 100-byte block.
   const hello = await content('hello world\n');
   const ipfs = await content('IPFS\n');
@@ -351,6 +387,9 @@ t.test('storageBytes: a pin past the allowance fails, a key at its allowance is 
   t.notOk((await nodePins()).includes(big), 'the node does not keep it');
   const storage = await request(`${gw.origin}/admin/v1/keys/psa-c`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   t.match(await storage.body.json(), { storage: { bytes: 33 } }, 'the key\'s stored bytes: its pinned pins only');
+  t.equal((await pinned(c, { cid: hello })).info?.dag_size, '20', 'a second request of a CID the key pins');
+  const again = await request(`${gw.origin}/admin/v1/keys/psa-c`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  t.match(await again.body.json(), { storage: { bytes: 33 } }, 'counts the CID once: the node stores it once');
 
   // A failed pin holds nothing: content another key pinned goes once that key deletes its pin.
   const shared = await content('y'.repeat(92));
@@ -364,7 +403,7 @@ t.test('storageBytes: a pin past the allowance fails, a key at its allowance is 
   t.equal((await pinned(d, { cid: hello })).status, 'pinned', 'a 20-byte allowance holds 20 bytes');
   const before = records.length;
   const full = await d.POST('/pins', { body: { cid: ipfs } });
-  t.equal(full.response.status, 402, 'a key at its allowance: 402');
+  t.equal(full.response.status, 409, 'a key at its allowance: 409, as the spec\'s response table says');
   t.equal(full.response.headers.get('x-tollgate-error'), 'STORAGE_LIMIT_REACHED', 'the gateway\'s error named');
   t.match(full.error, { error: { reason: 'INSUFFICIENT_FUNDS', details: /^storage limit reached: the plan allows 20 bytes pinned, the key has 20$/ } });
   t.equal((await list(d, { status: ['queued', 'pinning', 'pinned', 'failed'] })).count, 1, 'nothing recorded');

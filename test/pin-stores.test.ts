@@ -74,7 +74,7 @@ t.test('Redis: two connections, keys tagged per API key and per CID', async (t) 
   await contract(t, new RedisPinStore(a.connection), new RedisPinStore(b.connection));
   const keys = await a.connection.client.keys('ps:pin*');
   t.ok(keys.length > 0, 'pins are in Redis');
-  for (const key of keys) t.match(key, /^ps:(pins:\{key-[abc]\}|pinbytes:\{key-[abc]\}|pinkeys:\{Qm[1-9A-HJ-NP-Za-km-z]+\})$/, `${key}: one hash tag, the API key's or the CID's`);
+  for (const key of keys) t.match(key, /^ps:(pinsof:\{key-[abc]\}|pinweight:\{key-[abc]\}|pincids:\{key-[abc]\}|pinkeys:\{Qm[1-9A-HJ-NP-Za-km-z]+\})$/, `${key}: one hash tag, the API key's or the CID's`);
 
   // Two instances racing for the last bytes of an allowance: the check and the write are one script.
   const stores = [new RedisPinStore(a.connection), new RedisPinStore(b.connection)];

@@ -1,48 +1,77 @@
-import type { PinAddResult, PinRecord, PinSettlement, PinSettleResult, PinStore } from './pin-store.js';
+import { pinIdOf, type PinAddResult, type PinRecord, type PinSettlement, type PinSettleResult, type PinStore } from './pin-store.js';
+
+function holds(pin: PinRecord): boolean {
+  return pin.status !== 'failed';
+}
 
 /**
- * The {@link PinStore} of one process: pins in a map per key, and the keys of each CID. The default; a
- * deployment of several workers or instances uses a store plugin's.
+ * The {@link PinStore} of one process: pins in a map per key (by {@link pinIdOf}), and the keys of each
+ * CID. The default; a deployment of several workers or instances uses a store plugin's.
  */
 export class MemoryPinStore implements PinStore {
   readonly #byKey = new Map<string, Map<string, PinRecord>>();
   readonly #keysOfCid = new Map<string, Set<string>>();
 
+  /** The key's stored bytes: each CID once, at its heaviest pin. */
   #total(keyId: string): number {
+    const weights = new Map<string, number>();
+    for (const pin of this.#byKey.get(keyId)?.values() ?? []) weights.set(pin.cid, Math.max(weights.get(pin.cid) ?? 0, pin.bytes));
     let total = 0;
-    for (const pin of this.#byKey.get(keyId)?.values() ?? []) total += pin.bytes;
+    for (const bytes of weights.values()) total += bytes;
     return total;
+  }
+
+  /** The weight of `cid` for the key, leaving out the pin `except`. */
+  #weight(keyId: string, cid: string, except?: string): number {
+    let weight = 0;
+    for (const [id, pin] of this.#byKey.get(keyId) ?? []) if (pin.cid === cid && id !== except) weight = Math.max(weight, pin.bytes);
+    return weight;
+  }
+
+  #index(keyId: string, cid: string): void {
+    const held = this.pinsOf(keyId, cid).some(holds);
+    let keys = this.#keysOfCid.get(cid);
+    if (held) {
+      if (keys === undefined) this.#keysOfCid.set(cid, (keys = new Set()));
+      keys.add(keyId);
+    } else {
+      keys?.delete(keyId);
+      if (keys?.size === 0) this.#keysOfCid.delete(cid);
+    }
   }
 
   /** See {@link PinStore.add}. */
   add(pin: PinRecord, limitBytes: number | undefined): PinAddResult {
     const total = this.#total(pin.keyId);
     let pins = this.#byKey.get(pin.keyId);
-    if (pins?.has(pin.cid) === true) return { ok: true, added: false, storedBytes: total };
-    if (limitBytes !== undefined && total + pin.bytes > limitBytes) return { ok: false, storedBytes: total };
+    const id = pinIdOf(pin);
+    if (pins?.has(id) === true) return { ok: true, added: false, storedBytes: total };
+    const grows = Math.max(0, pin.bytes - this.#weight(pin.keyId, pin.cid));
+    if (limitBytes !== undefined && total + grows > limitBytes) return { ok: false, storedBytes: total };
     if (pins === undefined) this.#byKey.set(pin.keyId, (pins = new Map()));
-    pins.set(pin.cid, { ...pin });
-    let keys = this.#keysOfCid.get(pin.cid);
-    if (keys === undefined) this.#keysOfCid.set(pin.cid, (keys = new Set()));
-    keys.add(pin.keyId);
-    return { ok: true, added: true, storedBytes: total + pin.bytes };
+    pins.set(id, { ...pin });
+    this.#index(pin.keyId, pin.cid);
+    return { ok: true, added: true, storedBytes: total + grows };
   }
 
   /** See {@link PinStore.remove}. */
-  remove(keyId: string, cid: string): PinRecord | undefined {
+  remove(keyId: string, pinId: string): PinRecord | undefined {
     const pins = this.#byKey.get(keyId);
-    const pin = pins?.get(cid);
+    const pin = pins?.get(pinId);
     if (pin === undefined) return undefined;
-    pins!.delete(cid);
-    const keys = this.#keysOfCid.get(cid);
-    keys?.delete(keyId);
-    if (keys?.size === 0) this.#keysOfCid.delete(cid);
+    pins!.delete(pinId);
+    this.#index(keyId, pin.cid);
     return pin;
   }
 
   /** See {@link PinStore.get}. */
-  get(keyId: string, cid: string): PinRecord | undefined {
-    return this.#byKey.get(keyId)?.get(cid);
+  get(keyId: string, pinId: string): PinRecord | undefined {
+    return this.#byKey.get(keyId)?.get(pinId);
+  }
+
+  /** See {@link PinStore.pinsOf}. */
+  pinsOf(keyId: string, cid: string): PinRecord[] {
+    return this.list(keyId).filter((pin) => pin.cid === cid);
   }
 
   /** See {@link PinStore.list}. */
@@ -53,7 +82,7 @@ export class MemoryPinStore implements PinStore {
 
   /** See {@link PinStore.pinnedByOthers}. */
   pinnedByOthers(keyId: string, cid: string): boolean {
-    for (const key of this.#keysOfCid.get(cid) ?? []) if (key !== keyId && this.#byKey.get(key)?.get(cid)?.status !== 'failed') return true;
+    for (const key of this.#keysOfCid.get(cid) ?? []) if (key !== keyId) return true;
     return false;
   }
 
@@ -62,22 +91,21 @@ export class MemoryPinStore implements PinStore {
     return this.#total(keyId);
   }
 
-  /** See {@link PinStore.byRequest}. */
-  byRequest(keyId: string, requestId: string): PinRecord | undefined {
-    for (const pin of this.#byKey.get(keyId)?.values() ?? []) if (pin.requestId === requestId) return pin;
-    return undefined;
-  }
-
   /** See {@link PinStore.settle}. */
-  settle(keyId: string, cid: string, settlement: PinSettlement, limitBytes: number | undefined): PinSettleResult {
+  settle(keyId: string, pinId: string, settlement: PinSettlement, limitBytes: number | undefined): PinSettleResult {
     const total = this.#total(keyId);
     const pins = this.#byKey.get(keyId);
-    const pin = pins?.get(cid);
+    const pin = pins?.get(pinId);
     if (pin === undefined) return { ok: false, storedBytes: total, missing: true };
+    if (settlement.from !== undefined && !settlement.from.includes(pin.status ?? 'pinned')) return { ok: false, storedBytes: total, moved: true };
     const bytes = settlement.bytes ?? pin.bytes;
-    if (limitBytes !== undefined && bytes > pin.bytes && total - pin.bytes + bytes > limitBytes) return { ok: false, storedBytes: total };
+    const others = this.#weight(keyId, pin.cid, pinId);
+    const grows = Math.max(others, bytes) - Math.max(others, pin.bytes);
+    if (limitBytes !== undefined && grows > 0 && total + grows > limitBytes) return { ok: false, storedBytes: total };
     const { statusDetails: _dropped, ...rest } = pin;
-    pins!.set(cid, { ...rest, bytes, status: settlement.status, ...(settlement.statusDetails === undefined ? {} : { statusDetails: settlement.statusDetails }) });
-    return { ok: true, storedBytes: total - pin.bytes + bytes };
+    pins!.set(pinId, { ...rest, bytes, status: settlement.status, ...(settlement.statusDetails === undefined ? {} : { statusDetails: settlement.statusDetails }) });
+    this.#index(keyId, pin.cid);
+    return { ok: true, storedBytes: total + grows };
   }
+
 }

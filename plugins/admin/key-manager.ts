@@ -85,7 +85,7 @@ export interface KeyBalance {
 
 /** What a key keeps pinned (the file-storage API's pins). */
 export interface KeyStorage {
-  /** The total bytes of its pins, what its plan's `storageBytes` bounds. */
+  /** The bytes of its pins (each CID once), what its plan's `storageBytes` bounds. */
   readonly bytes: number;
   /** How many pins it has. */
   readonly pins: number;
@@ -258,8 +258,11 @@ export class KeyManager {
   async storage(id: string): Promise<KeyStorage> {
     const key = await this.get(id);
     const pins = await this.#pinsOf(id);
+    const store = this.#deps.pins;
+    // Each CID once, as the allowance counts it (the node stores it once however many pins hold it).
+    const bytes = store === undefined ? 0 : await this.#store(async () => store.storedBytes(id));
     const limitBytes = this.#deps.storageBytes?.(key.plan);
-    return { bytes: pins.reduce((sum, pin) => sum + pin.bytes, 0), pins: pins.length, ...(limitBytes === undefined ? {} : { limitBytes }) };
+    return { bytes, pins: pins.length, ...(limitBytes === undefined ? {} : { limitBytes }) };
   }
 
   /** A key's pins, oldest first. */

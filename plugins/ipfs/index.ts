@@ -80,7 +80,7 @@ export function ipfs(options: IpfsSettings = {}): TollgatePlugin {
       const storageBytes: PlanStorageBytes = (plan) => settings.plans.get(plan)?.storageBytes;
       container.register(PlanStorageBytesToken, { useValue: storageBytes });
       const pinningService = pinningServiceStage(settings);
-      container.register(Tokens.Transport, { useValue: new PinningServiceTransport(settings, async () => pinningService.jobs()?.idle()) });
+      container.register(Tokens.Transport, { useValue: new PinningServiceTransport(settings, async () => pinningService.jobs()?.idle(), () => pinningService.jobs()?.stop()) });
       // Every stage of this plugin concerns file-storage calls only: the other networks' calls skip them.
       for (const stage of [unknownKeyStage(guard), credentialsStage(settings, guard), planAccessStage(settings), requestRateStage(settings), ...objectGetStages(), pinsStage(settings), ...addPinsStages(settings), pinningService]) {
         container.register(Tokens.Stage, { useValue: { ...stage, families: [IPFS_FAMILY] } });

@@ -1,25 +1,8 @@
-import { Errors, GatewayError } from '../../../core/plugin-api.js';
+import { Errors, type GatewayError } from '../../../core/plugin-api.js';
 
 /** The spec's `Failure` body: `{"error":{"reason","details"}}`. */
 export function failureBody(reason: string, details?: string): string {
   return JSON.stringify({ error: { reason, ...(details === undefined ? {} : { details }) } });
-}
-
-/**
- * A refusal the Pinning Service API names itself (a status and a `reason` the gateway's catalog has no
- * entry for, such as a pin the key already holds: 409 `DUPLICATE_OBJECT`). Not charged, as every refusal.
- */
-export class PinningFailure extends GatewayError {
-  /** The HTTP status the client gets. */
-  readonly status: number;
-  /** The `Failure`'s `reason`. */
-  readonly reason: string;
-
-  constructor(status: number, reason: string, details: string) {
-    super(Errors.INVALID_REQUEST, { message: details });
-    this.status = status;
-    this.reason = reason;
-  }
 }
 
 /** How a refusal reaches a Pinning Service API client. */
@@ -30,13 +13,13 @@ export interface FailureAnswer {
 }
 
 /**
- * The spec's status and `reason` for a gateway refusal: 401 `UNAUTHORIZED`, 404 `NOT_FOUND`, 402
- * `INSUFFICIENT_FUNDS` (a key out of credits or past its plan's `storageBytes`: the gateway's 402 for
- * both, where the spec's table lists 409), 400 `BAD_REQUEST`, 403 `FORBIDDEN`, 429 `RATE_LIMITED`,
+ * The spec's status and `reason` for a gateway refusal: 401 `UNAUTHORIZED`, 404 `NOT_FOUND`, 409
+ * `INSUFFICIENT_FUNDS` (a key out of credits or past its plan's `storageBytes`: the spec's response
+ * table maps 409 to `InsufficientFunds` for every operation; the file API keeps kubo's 402), 400
+ * `BAD_REQUEST`, 403 `FORBIDDEN`, 429 `RATE_LIMITED`,
  * 413 `PAYLOAD_TOO_LARGE`, and 5xx as the gateway's status with `INTERNAL_SERVER_ERROR` or the error's name.
  */
 export function failureOf(error: GatewayError): FailureAnswer {
-  if (error instanceof PinningFailure) return { status: error.status, reason: error.reason, details: error.message };
   const details = error.message;
   switch (error.entry) {
     case Errors.UNAUTHORIZED:
@@ -46,7 +29,7 @@ export function failureOf(error: GatewayError): FailureAnswer {
       return { status: 404, reason: 'NOT_FOUND', details };
     case Errors.CREDITS_EXHAUSTED:
     case Errors.STORAGE_LIMIT_REACHED:
-      return { status: 402, reason: 'INSUFFICIENT_FUNDS', details };
+      return { status: 409, reason: 'INSUFFICIENT_FUNDS', details };
     case Errors.FORBIDDEN:
       return { status: 403, reason: 'FORBIDDEN', details };
     case Errors.RATE_LIMITED:

@@ -1,4 +1,4 @@
-import type { PinRecord } from '../../../core/plugin-api.js';
+import { pinIdOf, type PinRecord } from '../../../core/plugin-api.js';
 import type { PinQuery } from './methods.js';
 
 /** The spec's `PinStatus`. */
@@ -11,22 +11,14 @@ export interface PinStatusObject {
   readonly info?: Readonly<Record<string, string>>;
 }
 
-/**
- * The request id a pin answers to: the id its pin request was given, or, for a pin the file API made
- * (one per key and CID), its CID.
- */
-export function requestIdOf(pin: PinRecord): string {
-  return pin.requestId ?? pin.cid;
-}
-
-/** A pin as the spec's `PinStatus`; `info.dag_size` once the node holds it, `info.status_details` when it failed. */
+/** A pin as the spec's `PinStatus` (its `requestid`: its pin id, the CID of a file API pin); `info.dag_size` once the node holds it, `info.status_details` when it failed. */
 export function pinStatusOf(pin: PinRecord, delegates: readonly string[]): PinStatusObject {
   const status = pin.status ?? 'pinned';
   const info: Record<string, string> = {};
   if (status === 'pinned') info.dag_size = String(pin.bytes);
   if (pin.statusDetails !== undefined) info.status_details = pin.statusDetails;
   return {
-    requestid: requestIdOf(pin),
+    requestid: pinIdOf(pin),
     status,
     created: new Date(pin.createdAt).toISOString(),
     pin: {
@@ -71,6 +63,6 @@ export function selectPins(pins: readonly PinRecord[], query: PinQuery): { reado
       (after === undefined || pin.createdAt > after) &&
       meta.every(([k, v]) => pin.meta?.[k] === v),
   );
-  matching.sort((a, b) => b.createdAt - a.createdAt || (a.cid < b.cid ? 1 : a.cid > b.cid ? -1 : 0));
+  matching.sort((a, b) => b.createdAt - a.createdAt || (pinIdOf(a) < pinIdOf(b) ? 1 : pinIdOf(a) > pinIdOf(b) ? -1 : 0));
   return { count: matching.length, results: matching.slice(0, query.limit ?? 10) };
 }

@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { createUpstreamSender } from '../../../core/upstream-api.js';
-import { Errors, GatewayError, keyOf, step, Tokens, type PinRecord, type PinStore, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
+import { Errors, GatewayError, keyOf, pinIdOf, step, Tokens, type PinRecord, type PinStore, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
 import { parseContentPath } from '../content-path.js';
 import { isIpfsNetwork } from '../family.js';
 import { NodePinRequests } from '../node-pins.js';
 import type { ResolvedIpfsSettings } from '../settings.js';
 import { storageLimitOf } from '../stages/pins.js';
 import { storageLimitReached } from '../storage-limit.js';
-import { PinningFailure } from './failure.js';
 import { PsaMethod, PSA_TRANSPORT, type PinObject, type PinQuery } from './methods.js';
 import { PinJobs } from './pin-jobs.js';
-import { pinStatusOf, requestIdOf, selectPins } from './pin-status.js';
+import { pinStatusOf, selectPins } from './pin-status.js';
 
 /** The stage that serves the Pinning Service API from the key's own pins; after `route` (the node requests use the call's route). */
 export const PINNING_SERVICE_STAGE = 'ipfsPinningService';
@@ -39,7 +38,7 @@ function notFound(requestId: string): GatewayError {
 
 /** The key's pin answering to `requestId`: a pin request's id, or the CID of a pin the file API made. */
 async function findPin(store: PinStore, keyId: string, requestId: string): Promise<PinRecord> {
-  const byRequest = await store.byRequest(keyId, requestId);
+  const byRequest = await store.get(keyId, requestId);
   if (byRequest !== undefined) return byRequest;
   let cid: string;
   try {
@@ -50,17 +49,6 @@ async function findPin(store: PinStore, keyId: string, requestId: string): Promi
   const pin = await store.get(keyId, cid);
   if (pin === undefined || pin.requestId !== undefined) throw notFound(requestId);
   return pin;
-}
-
-/** Makes room for a new pin of `cid`: a failed pin of it is dropped (a new request retries), any other refuses with 409. */
-async function clearFor(store: PinStore, keyId: string, cid: string): Promise<void> {
-  const existing = await store.get(keyId, cid);
-  if (existing === undefined) return;
-  if (existing.status === 'failed') {
-    await store.remove(keyId, cid);
-    return;
-  }
-  throw new PinningFailure(409, 'DUPLICATE_OBJECT', `the key already pins ${cid} (requestid ${requestIdOf(existing)}): get, replace or delete that pin request`);
 }
 
 /** A new pin request's record: `queued`, weighing nothing until the node holds the content. */
@@ -79,25 +67,24 @@ function requestRecord(keyId: string, pin: PinObject, cid: string, createdAt: nu
 }
 
 /**
- * Records a pin request and starts the node's work on it. A key whose pins already fill its allowance
- * (`freed`: bytes a replaced pin gives back) is refused at once; otherwise the exact weight is checked
- * once the node holds the content.
+ * Records a pin request and starts the node's work on it. Every request is a new one, a CID the key
+ * already pins included (the spec: "a different requestid is returned to differentiate between those
+ * pin requests"). A key whose pins already fill its allowance (`freed`: bytes a replaced pin gives back)
+ * is refused at once; otherwise the exact weight is checked once the node holds the content.
  */
 async function enqueue(ctx: RequestContext, service: Service, pin: PinObject, freed: number, replaces?: PinRecord): Promise<PinRecord> {
   const keyId = keyOf(ctx).id;
   const store = service.store();
   const cid = cidOf(pin.cid);
-  await clearFor(store, keyId, cid);
   const limit = storageLimitOf(ctx, service.settings);
   if (limit !== undefined) {
     const stored = (await store.storedBytes(keyId)) - freed;
     if (stored >= limit) throw storageLimitReached(limit, stored);
   }
   const record = requestRecord(keyId, pin, cid, service.created());
-  const added = await store.add(record, undefined);
-  if (!added.ok || !added.added) throw new PinningFailure(409, 'DUPLICATE_OBJECT', `the key already pins ${cid}`);
-  if (replaces !== undefined) await store.remove(keyId, replaces.cid);
-  service.jobs.start(ctx, { keyId, cid, ...(pin.name === undefined ? {} : { name: pin.name }), limitBytes: limit, ...(replaces === undefined ? {} : { replaces: replaces.cid }) });
+  await store.add(record, undefined);
+  if (replaces !== undefined) await store.remove(keyId, pinIdOf(replaces));
+  service.jobs.start(ctx, { keyId, pinId: record.requestId!, cid, ...(pin.name === undefined ? {} : { name: pin.name }), limitBytes: limit, ...(replaces === undefined ? {} : { replaces: replaces.cid }) });
   return record;
 }
 
@@ -124,12 +111,13 @@ async function replace(ctx: RequestContext, service: Service, requestId: string,
   if (cidOf(pin.cid) !== old.cid) return json(202, pinStatusOf(await enqueue(ctx, service, pin, old.bytes, old), delegates));
   // The same content: a new request for it, with the new name and metadata; a pinned one stays pinned.
   if (old.status !== undefined && old.status !== 'pinned') {
-    await store.remove(keyId, old.cid);
+    await store.remove(keyId, pinIdOf(old));
     return json(202, pinStatusOf(await enqueue(ctx, service, pin, 0), delegates));
   }
+  // Recorded before the old one goes, so the key never stops holding the content.
   const renewed: PinRecord = { ...requestRecord(keyId, pin, old.cid, service.created()), bytes: old.bytes, status: 'pinned' };
-  await store.remove(keyId, old.cid);
   await store.add(renewed, undefined);
+  await store.remove(keyId, pinIdOf(old));
   return json(202, pinStatusOf(renewed, delegates));
 }
 
@@ -137,7 +125,8 @@ async function remove(ctx: RequestContext, service: Service, requestId: string):
   const keyId = keyOf(ctx).id;
   const store = service.store();
   const pin = await findPin(store, keyId, requestId);
-  await store.remove(keyId, pin.cid);
+  // This request only: the key's other requests for the CID stay, and hold the content on the node.
+  await store.remove(keyId, pinIdOf(pin));
   // A pin the node is still working on is released by its job, once the node is done.
   if (pin.status !== 'queued' && pin.status !== 'pinning') await service.jobs.release(ctx, keyId, pin.cid);
   return { status: 202, headers: {}, body: new Uint8Array() };
@@ -177,6 +166,8 @@ export function pinningServiceStage(settings: ResolvedIpfsSettings): StageDefini
         const answer = (reply: UpstreamReply): void => {
           ctx.reply = reply;
         };
+        // The key's requests a gateway left unfinished are taken up on its first call here since start.
+        void service.jobs.resume(ctx, keyOf(ctx).id, storageLimitOf(ctx, settings)).catch((error: unknown) => deps.logger.warn({ call: ctx.id, err: error }, 'unfinished pin requests could not be read'));
         switch (ctx.call.method) {
           case PsaMethod.create: return create(ctx, service, params[0] as PinObject).then(answer);
           case PsaMethod.list: return list(ctx, service, params[0] as PinQuery).then(answer);

@@ -26,12 +26,17 @@ export class PinningServiceTransport implements Transport {
   readonly #cors: Record<string, string>;
   readonly #inFlight = new InFlightResponses();
   readonly #jobsIdle: () => Promise<void>;
+  readonly #jobsStop: () => void;
   #closing = false;
 
-  /** `jobsIdle`: resolves once the node's work on pin requests in flight is done (waited for on close). */
-  constructor(settings: ResolvedIpfsSettings, jobsIdle: () => Promise<void> = () => Promise.resolve()) {
+  /**
+   * `jobsIdle`: resolves once the node's work on pin requests in flight is done (waited for on close);
+   * `jobsStop`: tells that work the gateway stops (what is cut short then is left for the next gateway).
+   */
+  constructor(settings: ResolvedIpfsSettings, jobsIdle: () => Promise<void> = () => Promise.resolve(), jobsStop: () => void = () => undefined) {
     this.#settings = settings;
     this.#jobsIdle = jobsIdle;
+    this.#jobsStop = jobsStop;
     this.#cors = settings.corsOrigin === false ? {} : { 'access-control-allow-origin': settings.corsOrigin };
   }
 
@@ -71,7 +76,11 @@ export class PinningServiceTransport implements Transport {
     return true;
   }
 
-  /** Refuses new requests and waits up to `drainTimeoutMs` for requests in flight and the node's work on pin requests. */
+  /**
+   * Refuses new requests and waits up to `drainTimeoutMs` for requests in flight and the node's work on
+   * pin requests; pin requests the node is still working on then stay `queued`/`pinning` in the store,
+   * and are taken up by the next gateway their key calls.
+   */
   async close(): Promise<void> {
     this.#closing = true;
     await this.#inFlight.drain(this.#settings.drainTimeoutMs);
@@ -79,6 +88,8 @@ export class PinningServiceTransport implements Transport {
     const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#settings.drainTimeoutMs)));
     await Promise.race([this.#jobsIdle(), late]);
     clearTimeout(timer);
+    // The node requests still in flight end with the gateway: their pin requests stay unfinished.
+    this.#jobsStop();
   }
 
   async #params(req: IncomingMessage, method: PsaMethodName, target: PinsTarget, search: URLSearchParams, gateway: GatewayRuntime): Promise<unknown[]> {

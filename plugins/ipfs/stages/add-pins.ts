@@ -114,7 +114,7 @@ function streamError(reply: UpstreamReply): string | undefined {
 async function unpinUnowned(ctx: RequestContext, store: PinStore, node: NodePinRequests, cids: readonly string[]): Promise<void> {
   const keyId = keyOf(ctx).id;
   for (const cid of cids) {
-    if ((await store.get(keyId, cid)) !== undefined || (await store.pinnedByOthers(keyId, cid))) continue;
+    if ((await store.pinsOf(keyId, cid)).some((pin) => pin.status !== 'failed') || (await store.pinnedByOthers(keyId, cid))) continue;
     await node.unpin(ctx, cid);
   }
 }

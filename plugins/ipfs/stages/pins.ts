@@ -1,5 +1,5 @@
 import { createUpstreamSender } from '../../../core/upstream-api.js';
-import { Errors, GatewayError, keyOf, planOf, step, Tokens, type PinRecord, type PinStore, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
+import { Errors, GatewayError, keyOf, pinIdOf, planOf, step, Tokens, type PinRecord, type PinStore, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
 import { parseContentPath } from '../content-path.js';
 import { IPFS_REQUEST } from '../context-keys.js';
 import { isIpfsNetwork } from '../family.js';
@@ -68,6 +68,24 @@ async function pinAdd(ctx: RequestContext, deps: PinDeps, args: readonly string[
   return json({ Pins: cids });
 }
 
+/** Whether a pin holds its content on the node now (the file API's pins always; a pin request once `pinned`). */
+function isPinned(pin: PinRecord): boolean {
+  return (pin.status ?? 'pinned') === 'pinned';
+}
+
+/**
+ * The key's pins of `cid` as the file API sees them, one pin: undefined unless one of them is pinned;
+ * else the file API's own pin if it has one, or the oldest pinned request (for its name), weighing the
+ * heaviest of them.
+ */
+async function heldPin(store: PinStore, keyId: string, cid: string): Promise<{ readonly pin: PinRecord; readonly all: PinRecord[] } | undefined> {
+  const all = await store.pinsOf(keyId, cid);
+  const pinned = all.filter(isPinned);
+  if (pinned.length === 0) return undefined;
+  const shown = pinned.find((p) => p.requestId === undefined) ?? pinned[0]!;
+  return { pin: { ...shown, bytes: Math.max(...pinned.map((p) => p.bytes)) }, all };
+}
+
 async function pinLs(ctx: RequestContext, deps: PinDeps, args: readonly string[], options: Readonly<Record<string, string>>): Promise<UpstreamReply> {
   const keyId = keyOf(ctx).id;
   const type = options.type ?? options.t ?? 'all';
@@ -75,12 +93,20 @@ async function pinLs(ctx: RequestContext, deps: PinDeps, args: readonly string[]
   const quiet = flag(options, ['quiet', 'q'], false);
   let pins: PinRecord[] = [];
   // The gateway keeps each key's recursive pins; what they pin indirectly, and direct pins, are not listed.
+  // A CID the key holds through several pins (Pinning Service API requests beside the file API's) is one pin here.
   if (type === 'all' || type === 'recursive') {
-    if (args.length === 0) pins = await deps.store().list(keyId);
+    if (args.length === 0) {
+      const seen = new Set<string>();
+      for (const pin of await deps.store().list(keyId)) {
+        if (!isPinned(pin) || seen.has(pin.cid)) continue;
+        seen.add(pin.cid);
+        pins.push((await heldPin(deps.store(), keyId, pin.cid))?.pin ?? pin);
+      }
+    }
     for (const arg of args) {
-      const pin = await deps.store().get(keyId, pinCid(arg));
-      if (pin === undefined) return kuboErrorReply(`path '${arg}' is not pinned`);
-      pins.push(pin);
+      const held = await heldPin(deps.store(), keyId, pinCid(arg));
+      if (held === undefined) return kuboErrorReply(`path '${arg}' is not pinned`);
+      pins.push(held.pin);
     }
   }
   if (options.name !== undefined) pins = pins.filter((p) => p.name === options.name);
@@ -92,20 +118,31 @@ async function pinLs(ctx: RequestContext, deps: PinDeps, args: readonly string[]
   return json({ Keys: Object.fromEntries(pins.map((pin) => [pin.cid, entry(pin)])) });
 }
 
+/** Removes every pin of `keyId` of `cid` and returns them. */
+async function removeAll(store: PinStore, keyId: string, cid: string): Promise<PinRecord[]> {
+  const removed: PinRecord[] = [];
+  for (const pin of await store.pinsOf(keyId, cid)) {
+    const gone = await store.remove(keyId, pinIdOf(pin));
+    if (gone !== undefined) removed.push(gone);
+  }
+  return removed;
+}
+
 async function pinRm(ctx: RequestContext, deps: PinDeps, args: readonly string[]): Promise<UpstreamReply> {
   const keyId = keyOf(ctx).id;
   const store = deps.store();
   const cids = args.map(pinCid);
   // As kubo: nothing is removed unless every argument is pinned (here: by this key).
-  for (const cid of cids) if ((await store.get(keyId, cid)) === undefined) return kuboErrorReply('not pinned or pinned indirectly');
+  for (const cid of cids) if ((await heldPin(store, keyId, cid)) === undefined) return kuboErrorReply('not pinned or pinned indirectly');
   for (const cid of cids) {
-    const removed = await store.remove(keyId, cid);
+    // The key's whole hold of the CID goes: the file API's pin and its Pinning Service API requests.
+    const removed = await removeAll(store, keyId, cid);
     // The node keeps content while any key pins it: another key's pin of the same CID is untouched.
-    if (removed === undefined || (await store.pinnedByOthers(keyId, cid))) continue;
+    if (removed.length === 0 || (await store.pinnedByOthers(keyId, cid))) continue;
     const unpinned = await deps.node.unpin(ctx, cid);
     if (!unpinned.ok) {
-      // The node still pins it: the pin stays the key's, so it can be removed again.
-      await store.add(removed, undefined);
+      // The node still pins it: the pins stay the key's, so they can be removed again.
+      for (const pin of removed) await store.add(pin, undefined);
       return unpinned.reply;
     }
   }
@@ -117,8 +154,9 @@ async function pinUpdate(ctx: RequestContext, deps: PinDeps, args: readonly stri
   const store = deps.store();
   const [from, to] = args.map(pinCid) as [string, string];
   const unpin = flag(options, ['unpin'], true);
-  const old = await store.get(keyId, from);
-  if (old === undefined) return kuboErrorReply("'from' cid was not recursively pinned already");
+  const held = await heldPin(store, keyId, from);
+  if (held === undefined) return kuboErrorReply("'from' cid was not recursively pinned already");
+  const old = held.pin;
   const weighed = await deps.node.dagBytes(ctx, to);
   if (!weighed.ok) return weighed.reply;
   const limit = storageLimitOf(ctx, deps.settings);
@@ -127,12 +165,13 @@ async function pinUpdate(ctx: RequestContext, deps: PinDeps, args: readonly stri
   const added = await store.add({ keyId, cid: to, ...(old.name === undefined ? {} : { name: old.name }), bytes: weighed.value, createdAt: deps.now() }, room);
   if (!added.ok) throw storageLimitReached(limit!, added.storedBytes, weighed.value);
   const moving = unpin && from !== to;
-  if (moving) await store.remove(keyId, from);
+  // Moving takes the key's whole hold of `from`, as pin/rm does.
+  const removed = moving ? await removeAll(store, keyId, from) : [];
   const others = moving && (await store.pinnedByOthers(keyId, from));
   const done = moving && !others ? await deps.node.update(ctx, from, to) : await deps.node.pin(ctx, to, old.name);
   if (!done.ok) {
-    // Back to how it was: the old pin kept, the new one not recorded.
-    if (moving) await store.add(old, undefined);
+    // Back to how it was: the old pins kept, the new one not recorded.
+    for (const pin of removed) await store.add(pin, undefined);
     if (added.added) await store.remove(keyId, to);
     return done.reply;
   }
@@ -141,8 +180,9 @@ async function pinUpdate(ctx: RequestContext, deps: PinDeps, args: readonly stri
 
 /**
  * Serves `pin/add`, `pin/ls`, `pin/rm` and `pin/update` from the key's own pins (`Tokens.PinStore`):
- * `pin/ls` lists the caller's pins only; `pin/rm` and `pin/update` act on the caller's pins only, and the
- * node unpins content only when no other key pins it; `pin/add` weighs the DAG (`dag/stat`) and records
+ * `pin/ls` lists the caller's pins only, each CID once however many pins (the file API's, Pinning Service
+ * API requests) hold it; `pin/rm` and `pin/update` act on the caller's pins only, taking its whole hold of
+ * the CID (its pin requests included), and the node unpins content only when no other key pins it; `pin/add` weighs the DAG (`dag/stat`) and records
  * the pin, within the plan's `storageBytes`, before the node pins it. Answers are kubo's (`{"Pins":[...]}`,
  * `{"Keys":{...}}`, its error bodies); the call then skips `dispatch`.
  */
