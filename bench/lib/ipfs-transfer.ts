@@ -213,7 +213,14 @@ export async function transferRounds(options: BenchOptions, spec: TransferRounds
     }
   }
   const measured = targets.map((t) => summarize(t.name, t.description, rounds.get(t.name)!));
-  const comparisons: ComparisonReport[] = [...compare(measured, [{ numerator: 'gateway', denominator: 'direct', goal: spec.goal }])];
+  // gateway/bare-proxy and bare-proxy/direct tell the gateway's own cost from any relay's (when measured).
+  const comparisons: ComparisonReport[] = [
+    ...compare(measured, [
+      { numerator: 'gateway', denominator: 'direct', goal: spec.goal },
+      { numerator: 'gateway', denominator: 'bare-proxy' },
+      { numerator: 'bare-proxy', denominator: 'direct' },
+    ]),
+  ];
   if (gatewayPid === undefined) return { measured, comparisons };
   const memory = memoryVerdict(baseline, peak, resettable);
   return { measured, comparisons: [...comparisons, memory.comparison], memoryNote: memory.note };

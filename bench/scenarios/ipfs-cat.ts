@@ -17,7 +17,7 @@ import type { Scenario } from '../lib/scenario.js';
 const scenario: Scenario = {
   name: 'ipfs-cat',
   description: 'IPFS cat of a large file: the embedded IPFS node directly vs through the gateway\'s file-storage API',
-  targets: ['direct', 'gateway'],
+  targets: ['direct', 'bare-proxy', 'gateway'],
 
   async run(options: BenchOptions) {
     const size = (options.quick ? 64 : 256) * MIB;
@@ -33,6 +33,11 @@ const scenario: Scenario = {
       const targets: IpfsTarget[] = [];
       if (wanted('direct')) {
         targets.push({ name: 'direct', description: 'the embedded IPFS node itself (helia over blockstore-fs)', url: `${node.url}/api/v0/cat?arg=${cid}`, headers: {}, pids: node.ready.pids });
+      }
+      if (wanted('bare-proxy')) {
+        const bare = await startServer('bare-proxy', 'bench/servers/bare-stream-proxy.ts', { upstream: node.url }, options);
+        servers.push(bare);
+        targets.push({ name: 'bare-proxy', description: 'node:http + undici, the body piped through: the floor of any streaming relay in Node', url: `${bare.url}/api/v0/cat?arg=${cid}`, headers: {}, pids: bare.ready.pids });
       }
       let gatewayPid: number | undefined;
       if (wanted('gateway')) {
