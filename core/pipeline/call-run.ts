@@ -1,18 +1,10 @@
-import { of, type Subscriber, type Subscription } from 'rxjs';
+import type { Subscriber } from 'rxjs';
 import type { RequestContext } from '../types.js';
-import { isPromise, type Stage, type StepFunction } from './stage.js';
-import { GatewayError } from '../errors/gateway-error.js';
+import { isPromise } from '../util/maybe-promise.js';
 import { cancelledError } from './cancelled.js';
-import { contractError } from './settle.js';
+import { runOperator, type OperatorEntry, type PipelineEntry } from './stage-runner.js';
 
-/** An operator stage as the pipeline runs it: applied to one call at a time, under its name for errors. */
-export interface OperatorEntry {
-  readonly name: string;
-  readonly stage: Stage;
-}
-
-/** One position of an assembled pipeline: a step function (run inline) or an operator stage. */
-export type PipelineEntry = StepFunction | OperatorEntry;
+export type { OperatorEntry, PipelineEntry } from './stage-runner.js';
 
 /** What a run needs from the pipeline that owns it. */
 export interface RunOwner {
@@ -40,7 +32,6 @@ export class CallRun {
   readonly #entries: readonly PipelineEntry[];
   readonly #owner: RunOwner;
   readonly #subscriber: Subscriber<RequestContext>;
-  #operator: Subscription | undefined = undefined;
   #failed = false;
   #settled = false;
 
@@ -85,43 +76,30 @@ export class CallRun {
   }
 
   /**
-   * Applies an operator stage to this call alone and checks its contract: the same context, once. A
-   * stage that emitted once but does not complete is left at the next microtask, so a second synchronous
-   * emission is still caught and a never-completing source cannot hold the call.
+   * Applies an operator stage to this call alone through {@link runOperator}, which checks its contract
+   * (the same context, once) where it runs, and leaves it at once if the call is cancelled meanwhile.
    */
   #operate(entry: OperatorEntry, at: number): void {
-    const ctx = this.#ctx;
-    let emitted = 0;
-    let left = false;
-    const signal = ctx.cancelSignal;
-    const onCancel = (): void => leave(cancelledError());
-    const leave = (error?: GatewayError | { value: unknown }): void => {
-      if (left) return;
-      left = true;
+    const signal = this.#ctx.cancelSignal;
+    const onCancel = (): void => {
+      if (leave?.() !== true) return;
       signal.removeEventListener('abort', onCancel);
-      const operator = this.#operator;
-      this.#operator = undefined;
-      operator?.unsubscribe();
-      if (error === undefined) this.run(at + 1);
-      else this.#fail(error instanceof GatewayError ? error : error.value);
+      this.#fail(cancelledError());
     };
-    const subscription = entry.stage(of(ctx)).subscribe({
-      next: (out) => {
-        if (left) return;
-        emitted++;
-        if (out !== ctx) return leave(contractError('emitted another object than the context it received', entry.name));
-        if (emitted > 1) return leave(contractError('emitted more than one context', entry.name));
-        queueMicrotask(() => leave());
+    const leave = runOperator(
+      this.#ctx,
+      entry,
+      () => {
+        signal.removeEventListener('abort', onCancel);
+        this.run(at + 1);
       },
-      error: (error: unknown) => leave({ value: error }),
-      complete: () => leave(emitted === 0 ? contractError('completed without emitting its context', entry.name) : undefined),
-    });
-    if (left) subscription.unsubscribe();
-    else {
-      this.#operator = subscription;
-      // Cancelled while the stage holds the call (by any of the three ways): leave it now.
-      signal.addEventListener('abort', onCancel);
-    }
+      (error) => {
+        signal.removeEventListener('abort', onCancel);
+        this.#fail(error);
+      },
+    );
+    // Cancelled while the stage holds the call (by any of the three ways): leave it now.
+    if (leave !== undefined) signal.addEventListener('abort', onCancel);
   }
 
   #fail(error: unknown): void {

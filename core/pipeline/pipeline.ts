@@ -1,8 +1,9 @@
 import { Observable } from 'rxjs';
 import type { RequestContext } from '../types.js';
 import { failCall } from './settle.js';
-import { CORE_STAGES, stepFunctionOf, type CoreStageName, type Stage, type StageDefinition, type StageDependencies } from './stage.js';
-import { CallRun, type PipelineEntry, type RunOwner } from './call-run.js';
+import { CORE_STAGES, type CoreStageName, type StageDefinition, type StageDependencies } from './stage.js';
+import { checkedStage, stepFunctionOf, type PipelineEntry, type Stage } from './stage-runner.js';
+import { CallRun, type RunOwner } from './call-run.js';
 import { authenticate } from './stages/authenticate.js';
 import { validate } from './stages/validate.js';
 import { meter } from './stages/meter.js';
@@ -55,7 +56,10 @@ export function orderStages(extra: readonly StageDefinition[]): string[] {
 export interface BuiltPipeline {
   /** Runs one call (see {@link buildPipeline}). */
   execute(ctx: RequestContext): Observable<RequestContext>;
-  /** The stages a call runs, in order, as the operators they are (for `pipe()` and `settleCall`). */
+  /**
+   * The stages a call runs, in order, as checked operators (for `pipe()` and `settleCall`): each runs its
+   * stage on each call on its own and holds it to the contract where it runs, as `execute` does.
+   */
   stagesOf(ctx: RequestContext): readonly Stage[];
 }
 
@@ -67,8 +71,10 @@ interface PairStages {
 }
 
 interface BuiltStage {
-  readonly stage: Stage;
+  /** What the engine's run runs: the step function, or the operator under its name. */
   readonly entry: PipelineEntry;
+  /** What the composed form runs: the same entry as a checked operator (a step's own operator is one). */
+  readonly operator: Stage;
   readonly families: readonly string[] | undefined;
   readonly transports: readonly string[] | undefined;
 }
@@ -85,8 +91,10 @@ interface BuiltStage {
  * `transports`) is left out of the pipelines of the other networks (or transports). Stages built with
  * `step()` (all the core's are) run inline, one after the other, without an operator per stage; any
  * other operator is applied to each call on its own and held to the one-context-in, one-context-out
- * contract. `stagesOf` gives the same stages as operators: composed with `pipe()` and closed with
- * `settleCall`, they behave as `execute` does.
+ * contract. `stagesOf` gives the same stages as operators that run each entry the same way (steps
+ * inline, operator stages through the same checked runner, `stage-runner.ts`): composed with `pipe()`
+ * and closed with `settleCall`, they behave as `execute` does, a stage that breaks the contract
+ * included (the call fails at that stage, before dispatch).
  */
 export function buildPipeline(
   deps: StageDependencies,
@@ -98,7 +106,9 @@ export function buildPipeline(
   const built: BuiltStage[] = orderStages(extra).map((name) => {
     const definition = definitions.get(name);
     const stage = definition === undefined ? coreFactories[name as CoreStageName](deps) : definition.create(deps);
-    return { stage, entry: stepFunctionOf(stage) ?? { name, stage }, families: definition?.families, transports: definition?.transports };
+    const fn = stepFunctionOf(stage);
+    const entry: PipelineEntry = fn ?? { name, stage };
+    return { entry, operator: fn === undefined ? checkedStage(entry) : stage, families: definition?.families, transports: definition?.transports };
   });
 
   const owner: RunOwner = {
@@ -133,7 +143,7 @@ export function buildPipeline(
       }),
     stagesOf(ctx) {
       const pair = stagesFor(ctx);
-      return (pair.operators ??= pair.stages.map((b) => b.stage));
+      return (pair.operators ??= pair.stages.map((b) => b.operator));
     },
   };
 }

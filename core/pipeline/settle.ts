@@ -2,9 +2,10 @@ import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import type { Logger } from 'pino';
 import type { RequestContext } from '../types.js';
 import { Errors } from '../errors/catalog.js';
-import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
+import { toGatewayError } from '../errors/gateway-error.js';
 import { cancelledError } from './cancelled.js';
 import { pendingStep } from './pending-step.js';
+import { completionViolation, emissionViolation } from './stage-contract.js';
 
 /** What {@link settleCall} needs from the gateway; a `GatewayRuntime` is one. */
 export interface CallSettlement {
@@ -12,11 +13,6 @@ export interface CallSettlement {
   readonly logger: Logger;
   /** Records the finished call's usage and tells the call observers, once per call. */
   finishCall(ctx: RequestContext): void;
-}
-
-/** The stage-contract violation of a pipeline (or of `stage`, when one is named). */
-export function contractError(what: string, stage?: string): GatewayError {
-  return new GatewayError(Errors.STAGE_CONTRACT_VIOLATED, { message: `${stage === undefined ? 'the pipeline' : `pipeline stage "${stage}"`} ${what}` });
 }
 
 /** Runs the compensations a failed call registered, newest first; one that fails is logged and does not stop the others. */
@@ -114,9 +110,8 @@ export function settleCall(ctx: RequestContext, settlement: CallSettlement): Ope
       stages = source.subscribe({
         next: (out) => {
           if (leaving) return;
-          emitted++;
-          if (out !== ctx) return fail(contractError('emitted another object than the context it received'));
-          if (emitted > 1) return fail(contractError('emitted more than one context'));
+          const violation = emissionViolation(ctx, out, ++emitted);
+          if (violation !== undefined) return fail(violation);
           // A chain that emitted but never completes (a stage holding an open source) cannot hold the call.
           queueMicrotask(() => {
             if (!leaving && !settled) done();
@@ -130,7 +125,8 @@ export function settleCall(ctx: RequestContext, settlement: CallSettlement): Ope
       // Failed or finished while subscribing: nothing of the stages stays subscribed.
       if (leaving || settled) leaveStages();
       function done(): void {
-        if (emitted === 0) return fail(contractError('completed without emitting its context'));
+        const violation = completionViolation(emitted);
+        if (violation !== undefined) return fail(violation);
         if (signal.aborted) return fail(cancelledError());
         leaveStages();
         finish();

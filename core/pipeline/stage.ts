@@ -1,10 +1,6 @@
-import { from, mergeMap, of, throwError, type OperatorFunction } from 'rxjs';
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
-import type { RequestContext } from '../types.js';
-import { isPromise, type MaybePromise } from '../util/maybe-promise.js';
-import { cancelledError } from './cancelled.js';
-import { trackStep } from './pending-step.js';
+import type { Stage } from './stage-runner.js';
 import type { GatewayConfig } from '../config/types.js';
 import type { PlanLookup } from '../keys/plan-book.js';
 import type { KeyStore } from '../keys/keys.js';
@@ -13,15 +9,8 @@ import type { RateLimiter } from '../metering/rate-limiter.js';
 import type { Clock } from '../util/clock.js';
 import type { UpstreamSelector } from '../upstream/selector.js';
 
-/**
- * A pipeline stage: an RxJS operator over contexts. A stage fails a call by emitting a `GatewayError`.
- *
- * The pipeline applies a stage to each call on its own: the operator's source emits that call's context
- * once and completes, so `retry` re-runs only this stage's own work and `timeout` bounds only it. The
- * operator must emit that same context exactly once; emitting nothing, twice or another object fails the
- * call with `STAGE_CONTRACT_VIOLATED` instead of leaving the client without an answer, or with two.
- */
-export type Stage = OperatorFunction<RequestContext, RequestContext>;
+export { step, stepFunctionOf, type Stage, type StepFunction } from './stage-runner.js';
+export { isPromise } from '../util/maybe-promise.js';
 
 /** The names of the core's stages, in pipeline order. */
 export const CORE_STAGES = ['authenticate', 'validate', 'meter', 'enforceLimits', 'route', 'dispatch', 'checkResult'] as const;
@@ -84,40 +73,3 @@ export interface StageDefinition {
   /** Builds the operator once, when the gateway is assembled. */
   create(deps: StageDependencies): Stage;
 }
-
-
-/** The function behind a stage built with {@link step}, so the pipeline can run such stages in one loop. */
-export type StepFunction = (ctx: RequestContext) => MaybePromise<void>;
-
-const STEP = Symbol.for('tollgate.step');
-
-/** The function of a stage built with {@link step}, or undefined for any other operator. */
-export function stepFunctionOf(stage: Stage): StepFunction | undefined {
-  return (stage as Stage & { [STEP]?: StepFunction })[STEP];
-}
-
-/**
- * Builds a stage from a function that inspects or updates the context, synchronously or not. Throwing
- * (or rejecting) fails the call. Synchronous work stays synchronous, so cheap stages cost no extra tick,
- * and the pipeline runs consecutive `step` stages in one plain loop rather than one operator each.
- *
- * The stage is also an ordinary RxJS operator, which behaves as the pipeline's loop does when composed
- * with `pipe()` and closed with `settleCall`: a call already cancelled fails at this stage's
- * boundary (the function does not run), and a call cancelled while the function's promise is pending
- * waits for it, so what it did (a debit) registers its compensation before the call is refunded.
- *
- * @example
- * ```ts
- * const tagged: Stage = step((ctx) => { ctx.state.set(TAG, 'seen'); });
- * ```
- */
-export function step(fn: StepFunction): Stage {
-  const operator: Stage = mergeMap((ctx) => {
-    if (ctx.cancelSignal.aborted) return throwError(cancelledError);
-    const result = fn(ctx);
-    return result !== undefined && isPromise(result) ? from(trackStep(ctx, result)) : of(ctx);
-  });
-  return Object.assign(operator, { [STEP]: fn });
-}
-
-export { isPromise };
