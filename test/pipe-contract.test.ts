@@ -5,9 +5,10 @@
  * another object, or emits nothing, placed after `validate` of a 7-credit method, fails the call with
  * `STAGE_CONTRACT_VIOLATED` naming the stage: no later stage runs, so the node gets no request and
  * nothing is charged. A stage scoped to one transport runs (and fails the call) on that transport only.
+ * A stage that retries its own work re-runs only itself (`meter` before it debits once).
  */
 import t, { type Test } from 'tap';
-import { EMPTY, mergeMap, of, type Observable } from 'rxjs';
+import { EMPTY, mergeMap, of, retry, throwError, type Observable } from 'rxjs';
 import { Tokens, settleCall, type RequestContext, type Stage, type StageDefinition } from '../core/plugin-api.js';
 import { type Gateway, type TollgatePlugin } from '../core/index.js';
 import type { CreditLedger, UsageEvent, UsageRecorder } from '../core/store-api.js';
@@ -19,7 +20,7 @@ const node = await startHoldingUpstream();
 t.teardown(() => node.close());
 
 const KEY = 'pipe-contract-key-000001';
-const METHODS = ['held_ping', 'held_twice', 'held_swap', 'held_none'] as const;
+const METHODS = ['held_ping', 'held_twice', 'held_swap', 'held_none', 'held_retry'] as const;
 
 /** A stage that breaks the contract for one method only, and passes every other call on. */
 const breaking = (name: string, method: string, out: (ctx: RequestContext) => Observable<RequestContext>): StageDefinition => ({
@@ -30,6 +31,7 @@ const breaking = (name: string, method: string, out: (ctx: RequestContext) => Ob
 
 /** The family of 7-credit methods, the breaking stages, and a usage tap. */
 function contractPlugin(usage: UsageEvent[]): TollgatePlugin {
+  const tried = new WeakSet<RequestContext>();
   return {
     name: 'contract-probe',
     register(container) {
@@ -41,6 +43,9 @@ function contractPlugin(usage: UsageEvent[]): TollgatePlugin {
         // Another object than the context it received: a copy of it.
         breaking('swap', 'held_swap', (ctx) => of(Object.assign(Object.create(Object.getPrototypeOf(ctx) as object) as RequestContext, ctx))),
         breaking('none', 'held_none', () => EMPTY),
+        // Retries its own work, which fails on a call's first attempt: `retry` on the stage's source
+        // re-runs only this stage, since the stage is applied to each call on its own.
+        { name: 'flaky', after: 'meter', create: () => (source) => source.pipe(mergeMap((ctx: RequestContext) => (ctx.call.method === 'held_retry' && !tried.has(ctx) ? (tried.add(ctx), throwError(() => new Error('first attempt'))) : of(ctx))), retry(1)) },
         // Scoped by transport: on HTTP calls only, and there it emits every call twice.
         { name: 'httpTwice', after: 'validate', transports: ['http'], create: () => mergeMap((ctx: RequestContext) => of(ctx, ctx)) },
       ];
@@ -133,6 +138,11 @@ t.test('a stage that emits another object than its context fails the call there'
 
 t.test('a stage that emits nothing fails the call there, naming the stage', async (t) => {
   violated(t, await both(t, 'held_none', 'direct', 'emits nothing'), 'none', 'completed without emitting its context');
+});
+
+t.test('a stage that retries its own work re-runs only itself on both paths: one debit, one request', async (t) => {
+  const outcome = await both(t, 'held_retry', 'direct', 'retries');
+  t.match(outcome, { emitted: 1, error: undefined, answered: true, upstreamRequests: 1, charged: 7, usage: [{ calls: 1, credits: 7, failed: false }] });
 });
 
 t.test('a stage scoped by transport runs on its transport only, on both paths', async (t) => {
