@@ -1,7 +1,8 @@
 import type { RequestContext } from '../types.js';
 
-// The step each call is waiting in, when a stage built with step() runs as an operator (in a user's
-// pipe()). The fused pipeline knows its pending step itself and never writes here.
+// The step each call is waiting in, when a stage built with step() runs as an operator (the composed
+// form, stagesOf piped and closed with settleCall). The fused run knows its pending step itself and
+// never writes here.
 const pending = new WeakMap<RequestContext, Promise<unknown>>();
 
 /**

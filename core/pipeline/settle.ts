@@ -54,8 +54,10 @@ export function failCall(ctx: RequestContext, error: unknown, logger: Logger): P
  *   the call fails with the client-went-away error and is refunded once;
  * - the finished call is handed to `finishCall` (usage, observers) once, answered, failed or cancelled;
  * - the stages must emit that same context once: another object, a second one or none fails the call
- *   with `STAGE_CONTRACT_VIOLATED` (the gateway's own pipeline checks each stage; composed with `pipe()`
- *   the check is at the end).
+ *   with `STAGE_CONTRACT_VIOLATED`. The operators of `stagesOf` run each stage through the engine's own
+ *   checked runner, so a stage that breaks the contract fails the call where it runs (no later stage,
+ *   no upstream request); this operator applies the same check to the end of the chain, for operators
+ *   of your own placed between them.
  *
  * @example
  * ```ts

@@ -74,9 +74,10 @@ export interface GatewayRuntime {
    */
   execute(ctx: RequestContext): Observable<RequestContext>;
   /**
-   * The stages `ctx` would run, in order (those of its network's families and its transport), as the RxJS
-   * operators they are. `of(ctx).pipe(...gateway.stagesOf(ctx), settleCall(ctx, gateway))` behaves as
-   * {@link GatewayRuntime.execute}, which runs the same stages fused into one loop.
+   * The stages `ctx` would run, in order (those of its network's families and its transport), as RxJS
+   * operators that run each stage as {@link GatewayRuntime.execute} does: on the call alone, held to the
+   * one-context contract where it runs. `of(ctx).pipe(...gateway.stagesOf(ctx), settleCall(ctx, gateway))`
+   * behaves as `execute`, which runs the same stages fused into one loop.
    */
   stagesOf(ctx: RequestContext): readonly Stage[];
   /**
