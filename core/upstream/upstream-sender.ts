@@ -146,12 +146,16 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
       const now = i === 0 ? startedAt : performance.now();
       const remaining = deadline - now;
       if (remaining <= 0) break;
+      // Admit before budget: an upstream the selector refuses now (a half-open partner whose trial another
+      // call holds) is not sent this call, so its budget is not charged for it.
+      if (selector.admit !== undefined && !selector.admit(upstream, ctx)) continue;
       const budget = upstream.settings.budget;
       if (budget !== undefined && !(await budgets().take({ network: network.name, upstream: upstream.name, budget, credits: method.credits, nowMs: clock.now() }))) {
+        // Nothing is sent: what admit claimed for this attempt (a half-open trial) is given back.
+        selector.release?.(upstream, ctx);
         overBudget = true;
         continue;
       }
-      if (selector.admit !== undefined && !selector.admit(upstream, ctx)) continue;
       const own = method.timeoutMs ?? request.timeoutMs ?? upstream.settings.timeoutMs;
       const cut = remaining < own;
       if (primary) primaries++;
