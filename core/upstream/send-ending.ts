@@ -29,11 +29,6 @@ export interface SendRecord {
   resendRefused: boolean;
 }
 
-/** A {@link SendRecord} of a call that has met nothing yet. */
-export function emptySendRecord(): SendRecord {
-  return { aborted: false, last: undefined, otherFailure: false, behind: undefined, notServed: undefined, notServedAnswer: undefined, overBudget: false, resendRefused: false };
-}
-
 /** What the ending of a call nobody answered needs besides its record. */
 interface EndingContext {
   readonly network: Network;

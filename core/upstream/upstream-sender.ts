@@ -13,8 +13,8 @@ import { hedgedAttempt } from './hedged-attempt.js';
 import { hedgeDelay, hedgeTarget } from './hedge-choice.js';
 import type { UpstreamSelector } from './selector.js';
 import { Tokens } from '../plugin/plugin.js';
-import type { UpstreamBudgets } from './upstream-budgets.js';
-import { emptySendRecord, sendEnding, type SendRecord } from './send-ending.js';
+import type { UpstreamBudget, UpstreamBudgets } from './upstream-budgets.js';
+import { sendEnding, type SendRecord } from './send-ending.js';
 
 /** How many times one call asks a node again whose answers show a rising head still below the floor. */
 const MAX_REASKS = 4;
@@ -73,8 +73,11 @@ export interface UpstreamSenderDependencies {
   readonly logger: Logger;
 }
 
-/** One call's sending: what is fixed for the call, what its attempts have met, and where the loop is. */
-interface Sending {
+/**
+ * One call's sending: what is fixed for the call, what its attempts have met (the {@link SendRecord} its
+ * ending is chosen from), and where the loop is. One object per call: the hot path allocates no more.
+ */
+interface Sending extends SendRecord {
   readonly ctx: RequestContext;
   readonly request: UpstreamRequest;
   readonly method: MethodDefinition;
@@ -89,7 +92,6 @@ interface Sending {
   readonly forwardedCall: boolean;
   readonly viaBatch: boolean;
   readonly hedging: boolean;
-  readonly record: SendRecord;
   /** Primaries asked so far (at most `failover.maxAttempts`). */
   primaries: number;
   /** An upstream a hedge already asked is not asked again. */
@@ -99,15 +101,17 @@ interface Sending {
   reasks: number;
 }
 
-/** One attempt, sent: the upstream that gave its outcome (a hedge's winner), and the outcome. */
+/** One attempt: the upstream that gave its outcome (a hedge's winner), and the outcome once known. */
 interface Attempt {
-  readonly upstream: Upstream;
+  upstream: Upstream;
   /** Whether the candidate asked (not a hedge's second leg) is a primary. */
   readonly primary: boolean;
+  /** The attempt's timeout, ms. */
+  readonly timeoutMs: number;
   /** The attempt's timeout was cut to what was left of the deadline. */
   readonly cut: boolean;
-  readonly sentAt: number;
-  readonly reply: UpstreamReply | undefined;
+  sentAt: number;
+  reply: UpstreamReply | undefined;
   failure: UpstreamFailure | undefined;
   readonly ended: AttemptEnd | undefined;
 }
@@ -193,7 +197,14 @@ export function createUpstreamSender(deps: UpstreamSenderDependencies, options: 
       forwardedCall: !network.methods.has(method.name),
       viaBatch,
       hedging: policy.hedge.enabled && idempotent && !viaBatch && candidates.length > 1,
-      record: emptySendRecord(),
+      aborted: false,
+      last: undefined,
+      otherFailure: false,
+      behind: undefined,
+      notServed: undefined,
+      notServedAnswer: undefined,
+      overBudget: false,
+      resendRefused: false,
       primaries: 0,
       hedgedTo: undefined,
       reasked: undefined,
@@ -205,80 +216,82 @@ export function createUpstreamSender(deps: UpstreamSenderDependencies, options: 
   const banned = (s: Sending, upstream: Upstream): boolean => {
     const ban = selector.methodBan?.(upstream, s.method.name);
     if (ban === undefined) return false;
-    s.record.notServed ??= ban;
+    s.notServed ??= ban;
     return true;
   };
 
   // 3. Budget: taken only for an attempt the selector admitted, right before it is sent. When the budget
   // refuses, nothing is sent and the selector gives back what admit claimed (a half-open trial).
-  const withinBudget = async (s: Sending, upstream: Upstream): Promise<boolean> => {
-    const budget = upstream.settings.budget;
-    if (budget === undefined) return true;
+  const withinBudget = async (s: Sending, upstream: Upstream, budget: UpstreamBudget): Promise<boolean> => {
     if (await budgets().take({ network: s.network.name, upstream: upstream.name, budget, credits: s.method.credits, nowMs: clock.now() })) return true;
     selector.release?.(upstream, s.ctx);
-    s.record.overBudget = true;
+    s.overBudget = true;
     return false;
   };
 
   // 4. Send, hedged for an idempotent call's first attempt: a second primary is asked too when the first
-  // is slow, and the first answer wins.
-  const send = async (s: Sending, candidate: Upstream, i: number, primary: boolean, now: number, remaining: number): Promise<Attempt> => {
+  // is slow, and the first answer wins. `start` counts the attempt; `transmit` is the request's own
+  // promise when nothing is hedged, so a plain attempt costs the loop one await.
+  const start = (s: Sending, upstream: Upstream, primary: boolean, now: number, remaining: number): Attempt => {
     const { ctx, request, method } = s;
-    const own = method.timeoutMs ?? request.timeoutMs ?? candidate.settings.timeoutMs;
+    const own = method.timeoutMs ?? request.timeoutMs ?? upstream.settings.timeoutMs;
     const cut = remaining < own;
     if (primary) s.primaries++;
     ctx.attempts++;
-    const ended = observe(ctx, candidate);
-    const signal = ctx.cancelSignal;
-    let upstream = candidate;
-    let sentAt = now;
-    try {
-      const timeoutMs = cut ? Math.max(1, Math.floor(remaining)) : own;
-      let reply: UpstreamReply;
-      if (s.hedging && ctx.attempts === 1) {
-        const outcome = await hedgedAttempt({ upstream, send: (signal) => requestUpstream(ctx, candidate, request, timeoutMs, signal) }, {
-          signal,
-          delayMs: hedgeDelay(s.policy, s.candidates, selector),
-          inspect: (r) => s.network.protocol.inspect(r, ctx),
-          second: () => {
-            const next = hedgeTarget(s.candidates, i, method.name, selector, ctx);
-            if (next === undefined) return undefined;
-            s.hedgedTo = next;
-            s.primaries++;
-            ctx.attempts++;
-            return { upstream: next, send: (signal) => requestUpstream(ctx, next, request, Math.max(1, Math.floor(s.deadline - performance.now())), signal) };
-          },
-          legFailed: (leg, legFailure) => selector.onFailure?.(leg, legFailure),
-        });
-        upstream = outcome.upstream;
-        sentAt = outcome.startedAt;
-        if ('error' in outcome) throw outcome.error;
-        reply = outcome.reply;
-      } else {
-        reply = await (s.viaBatch ? ctx.batch!.send(ctx, upstream, request, timeoutMs, signal) : requestUpstream(ctx, upstream, request, timeoutMs, signal));
-      }
-      const failure = s.network.protocol.inspect(reply, ctx);
-      ended?.(failure);
-      if (s.forwardedCall && failure?.kind === 'unsupported') s.record.notServedAnswer = { reply, upstream };
-      return { upstream, primary, cut, sentAt, reply, failure, ended };
-    } catch (error) {
-      const failure = asUpstreamFailure(error);
-      ended?.(failure);
-      return { upstream, primary, cut, sentAt, reply: undefined, failure, ended };
-    }
+    const ended = observe(ctx, upstream);
+    const timeoutMs = cut ? Math.max(1, Math.floor(remaining)) : own;
+    return { upstream, primary, timeoutMs, cut, sentAt: now, reply: undefined, failure: undefined, ended };
+  };
+  const transmit = (s: Sending, attempt: Attempt, i: number): Promise<UpstreamReply> => {
+    const { ctx, request } = s;
+    const upstream = attempt.upstream;
+    if (s.hedging && ctx.attempts === 1) return hedged(s, attempt, i);
+    if (s.viaBatch) return ctx.batch!.send(ctx, upstream, request, attempt.timeoutMs, ctx.cancelSignal);
+    return requestUpstream(ctx, upstream, request, attempt.timeoutMs, ctx.cancelSignal);
+  };
+  const hedged = async (s: Sending, attempt: Attempt, i: number): Promise<UpstreamReply> => {
+    const { ctx, request, method } = s;
+    const first = attempt.upstream;
+    const outcome = await hedgedAttempt({ upstream: first, send: (signal) => requestUpstream(ctx, first, request, attempt.timeoutMs, signal) }, {
+      signal: ctx.cancelSignal,
+      delayMs: hedgeDelay(s.policy, s.candidates, selector),
+      inspect: (r) => s.network.protocol.inspect(r, ctx),
+      second: () => {
+        const next = hedgeTarget(s.candidates, i, method.name, selector, ctx);
+        if (next === undefined) return undefined;
+        s.hedgedTo = next;
+        s.primaries++;
+        ctx.attempts++;
+        return { upstream: next, send: (signal) => requestUpstream(ctx, next, request, Math.max(1, Math.floor(s.deadline - performance.now())), signal) };
+      },
+      legFailed: (leg, legFailure) => selector.onFailure?.(leg, legFailure),
+    });
+    attempt.upstream = outcome.upstream;
+    attempt.sentAt = outcome.startedAt;
+    if ('error' in outcome) throw outcome.error;
+    return outcome.reply;
+  };
+  // The call's protocol reads the reply: an answer, or a failure to answer.
+  const inspected = (s: Sending, attempt: Attempt, reply: UpstreamReply): UpstreamFailure | undefined => {
+    const failure = s.network.protocol.inspect(reply, s.ctx);
+    attempt.reply = reply;
+    attempt.failure = failure;
+    attempt.ended?.(failure);
+    if (s.forwardedCall && failure?.kind === 'unsupported') s.notServedAnswer = { reply, upstream: attempt.upstream };
+    return failure;
   };
 
   // 5. Answer head: an answer that would show the client an older head than one already shown is no
   // answer: the node is healthy but behind, so it is asked again or the next node is, and no breaker
   // counts it.
   const answerVerdict = (s: Sending, attempt: Attempt, i: number): 'answer' | 'reask' | 'next' => {
-    const { ctx, record } = s;
+    const ctx = s.ctx;
     const upstream = attempt.upstream;
     selector.onSuccess?.(upstream, performance.now() - attempt.sentAt);
     const older = s.method.answerHead === undefined ? undefined : answerBehind(ctx, upstream, attempt.reply!, selector);
     if (older === undefined) return 'answer';
-    const previous = record.behind;
-    record.behind = older;
+    const previous = s.behind;
+    s.behind = older;
     logger.debug({ call: ctx.id, network: s.network.name, upstream: upstream.name, head: older.head, floor: older.floor }, 'upstream answer behind the head floor');
     // Answers race: one read before the chain moved may arrive after another that showed the move (a
     // node mining a burst of blocks), and a re-ask may race a later read the same way. The node is asked
@@ -299,16 +312,16 @@ export function createUpstreamSender(deps: UpstreamSenderDependencies, options: 
   // 6. A failure to answer, and resend safety: the selector learns it, and a call that is not idempotent
   // is not sent again once a node may have received it.
   const failed = (s: Sending, attempt: Attempt, failure: UpstreamFailure): 'next' | 'stop' => {
-    const { ctx, method, record } = s;
+    const { ctx, method } = s;
     const upstream = attempt.upstream;
     // The node does not serve the method: no health failure; the next node may serve it.
     if (failure.kind === 'unsupported') {
       if (learnsMethodBans) selector.onMethodNotFound?.(upstream, method.name, failure.message);
-      record.notServed = failure.message;
+      s.notServed = failure.message;
       return 'next';
     }
-    record.last = failure;
-    record.otherFailure = true;
+    s.last = failure;
+    s.otherFailure = true;
     // The client went away: nothing to answer, and no upstream to blame.
     if (ctx.cancelSignal.aborted) return 'stop';
     if (failure.kind === 'timeout' && !attempt.cut && method.timeoutMs !== undefined && method.onTimeout !== undefined) {
@@ -319,7 +332,7 @@ export function createUpstreamSender(deps: UpstreamSenderDependencies, options: 
     if (!(attempt.cut && failure.kind === 'timeout')) selector.onFailure?.(upstream, failure);
     logger.warn({ call: ctx.id, network: s.network.name, upstream: upstream.name, failure: failure.kind, reason: failure.message }, 'upstream attempt failed');
     if (failure.maybeReceived && !s.idempotent) {
-      record.resendRefused = true;
+      s.resendRefused = true;
       return 'stop';
     }
     return 'next';
@@ -342,26 +355,24 @@ export function createUpstreamSender(deps: UpstreamSenderDependencies, options: 
       // 2. Admit before budget: an upstream the selector refuses now (a half-open partner whose trial
       // another call holds) is not sent the call, so its budget is not charged for it.
       if (selector.admit !== undefined && !selector.admit(upstream, ctx)) continue;
-      if (!(await withinBudget(s, upstream))) continue;
-      const attempt = await send(s, upstream, i, primary, now, remaining);
-      if (attempt.failure === undefined) {
-        let verdict: 'answer' | 'reask' | 'next';
-        try {
-          verdict = answerVerdict(s, attempt, i);
-        } catch (error) {
-          // A head that cannot be read fails the attempt as any other failure to answer does.
-          attempt.failure = asUpstreamFailure(error);
-          attempt.ended?.(attempt.failure);
-          verdict = 'next';
-        }
-        if (verdict === 'answer') return { reply: attempt.reply!, upstream: attempt.upstream };
-        if (verdict === 'reask') i--;
-        if (attempt.failure === undefined) continue;
+      const budget = upstream.settings.budget;
+      if (budget !== undefined && !(await withinBudget(s, upstream, budget))) continue;
+      const attempt = start(s, upstream, primary, now, remaining);
+      let verdict: 'answer' | 'reask' | 'next' = 'next';
+      try {
+        const reply = await transmit(s, attempt, i);
+        if (inspected(s, attempt, reply) === undefined) verdict = answerVerdict(s, attempt, i);
+      } catch (error) {
+        attempt.failure = asUpstreamFailure(error);
+        attempt.ended?.(attempt.failure);
       }
+      if (verdict === 'answer') return { reply: attempt.reply!, upstream: attempt.upstream };
+      if (verdict === 'reask') i--;
+      if (attempt.failure === undefined) continue;
       if (failed(s, attempt, attempt.failure) === 'stop') break;
     }
-    s.record.aborted = signal.aborted;
-    const ending = sendEnding(s.record, { network: s.network, method: s.method.name, selector });
+    s.aborted = signal.aborted;
+    const ending = sendEnding(s, { network: s.network, method: s.method.name, selector });
     if (ending instanceof GatewayError) throw ending;
     return ending;
   };
