@@ -26,7 +26,7 @@ export const FOLDER_IMPORTS: Readonly<Record<string, readonly string[]>> = {
   metering: ['keys', 'types', 'usage', 'util'],
   context: ['errors', 'keys', 'metering', 'plugin', 'types'],
   jsonrpc: ['context', 'errors', 'plugin', 'types', 'upstream'],
-  upstream: ['config', 'context', 'errors', 'jsonrpc', 'metering', 'pipeline', 'plugin', 'types'],
+  upstream: ['config', 'context', 'errors', 'jsonrpc', 'metering', 'plugin', 'types'],
   network: ['config', 'context', 'jsonrpc', 'pipeline', 'plugin', 'types', 'upstream', 'util'],
   pipeline: ['config', 'context', 'errors', 'jsonrpc', 'keys', 'metering', 'plugin', 'types', 'upstream', 'util'],
   plugin: ['config', 'jsonrpc', 'keys', 'metering', 'network', 'pipeline', 'types', 'upstream', 'usage', 'util'],

@@ -6,7 +6,7 @@
  */
 import 'reflect-metadata';
 
-export { createUpstreamSender, type UpstreamSender, type UpstreamAnswer, type UpstreamSenderOptions } from './upstream/upstream-sender.js';
+export { createUpstreamSender, type UpstreamSender, type UpstreamAnswer, type UpstreamSenderOptions, type UpstreamSenderDependencies } from './upstream/upstream-sender.js';
 export { UpstreamFailure, type FailureKind } from './upstream/upstream-failure.js';
 export type { UpstreamSelector, UpstreamStatus } from './upstream/selector.js';
 export { networkUnavailable } from './upstream/unavailable.js';

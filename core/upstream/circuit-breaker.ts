@@ -80,6 +80,11 @@ export class CircuitBreaker {
     return true;
   }
 
+  /** Gives up a claimed trial that sent nothing (its call was refused by the upstream's budget): another may start now. */
+  releaseTrial(): void {
+    if (this.#state === 'half-open') this.#trialUntil = 0;
+  }
+
   /**
    * Records a success. Returns whether the state changed (half-open → closed). An open breaker ignores
    * it: a call sent before the breaker opened proves little, only a trial after the cooldown counts.

@@ -48,6 +48,8 @@ export class FailoverSelector implements UpstreamSelector {
   readonly #byName = new Map<string, NetworkHealth>();
   readonly #sharedHeadsOf: (() => SharedHeads | undefined) | undefined;
   #sharedHeads: SharedHeads | undefined;
+  // The half-open trial each call holds, by call: given back when the call sends nothing after all.
+  readonly #trials = new WeakMap<object, UpstreamHealth>();
 
   constructor(options: FailoverSelectorOptions) {
     this.#config = options.config;
@@ -144,6 +146,7 @@ export class FailoverSelector implements UpstreamSelector {
       if (breaker.state === 'open' || network.probing) return false;
       if (health.trialCall === ctx) health.trialCall = undefined;
       else if (upstream.settings.role !== 'partner' || !breaker.claimTrial(performance.now(), upstream.settings.timeoutMs)) return false;
+      this.#trials.set(ctx, health);
     } else if (health.lagging && !network.servesLagging() && ctx.attempts === 0) {
       // A lagging primary takes no first attempt while another primary is usable; it is asked once a
       // node before it in the call's order was asked and gave no answer the client can have.
@@ -154,6 +157,25 @@ export class FailoverSelector implements UpstreamSelector {
     if (ctx.attempts > 0) counters.retries++;
     if (upstream.settings.role === 'partner') counters.failovers++;
     return true;
+  }
+
+  /**
+   * An admitted attempt was not sent (the upstream's budget refused it): a half-open trial it held is
+   * given up at once, so the next call may make it rather than wait out the trial's hold, and its counters
+   * are taken back.
+   */
+  release(upstream: Upstream, ctx: RequestContext): void {
+    const entry = this.#health.get(upstream);
+    if (entry === undefined) return;
+    const { health } = entry;
+    if (this.#trials.get(ctx) === health) {
+      this.#trials.delete(ctx);
+      health.breaker.releaseTrial();
+    }
+    const counters = health.counters;
+    counters.attempts--;
+    if (ctx.attempts > 0) counters.retries--;
+    if (upstream.settings.role === 'partner') counters.failovers--;
   }
 
   /** Records an answer: resets the failure count, closes a half-open breaker. */

@@ -35,6 +35,11 @@ export interface UpstreamSelector {
    * skips the upstream (it went unhealthy since the call was routed). A selector counts attempts here.
    */
   admit?(upstream: Upstream, ctx: RequestContext): boolean;
+  /**
+   * An attempt {@link UpstreamSelector.admit} let through is not sent after all (the upstream's own
+   * budget refused it): a selector gives back what it claimed for it (a half-open trial) and uncounts it.
+   */
+  release?(upstream: Upstream, ctx: RequestContext): void;
   /** An upstream answered. */
   onSuccess?(upstream: Upstream, latencyMs: number): void;
   /** An upstream failed to answer. */

@@ -25,8 +25,8 @@ export interface BudgetTake {
 
 /**
  * Keeps upstream budgets: the in-memory default counts within one process; a store plugin (Redis) counts
- * for the deployment. Every attempt on an upstream with a budget takes from it first; an upstream over
- * its budget is skipped for that call.
+ * for the deployment. An attempt on an upstream with a budget takes from it once the selector admitted
+ * it, right before it is sent; an upstream over its budget is skipped for that call.
  */
 export interface UpstreamBudgets {
   /** Takes one request from the budget: true when it was within it (and is now counted), false when over. */

@@ -1,18 +1,20 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { Logger } from 'pino';
 import { GatewayError } from '../errors/gateway-error.js';
-import { Errors } from '../errors/catalog.js';
-import type { Network, RequestContext, Upstream, UpstreamReply, UpstreamRequest } from '../types.js';
+import type { GatewayConfig } from '../config/types.js';
+import type { MethodDefinition, Network, RequestContext, Upstream, UpstreamReply, UpstreamRequest } from '../types.js';
 import { resolveFailoverSettings, type FailoverSettings } from './failover-settings.js';
-import { networkUnavailable } from './unavailable.js';
 import { asUpstreamFailure, type UpstreamFailure } from './upstream-failure.js';
-import type { StageDependencies } from '../pipeline/stage.js';
 import { AttemptObserverToken, type AttemptEnd } from './attempt-observer.js';
 import { candidatesOf, methodOf } from '../context/context-access.js';
 import { requestUpstream } from './request-upstream.js';
-import { answerBehind, type BehindAnswer } from '../pipeline/answer-head.js';
-import { hedgedAttempt } from '../pipeline/hedge.js';
+import { answerBehind } from './answer-head.js';
+import { hedgedAttempt } from './hedged-attempt.js';
+import { hedgeDelay, hedgeTarget } from './hedge-choice.js';
 import type { UpstreamSelector } from './selector.js';
 import { Tokens } from '../plugin/plugin.js';
-import type { UpstreamBudgets } from './upstream-budgets.js';
+import type { UpstreamBudget, UpstreamBudgets } from './upstream-budgets.js';
+import { sendEnding, type SendRecord } from './send-ending.js';
 
 /** How many times one call asks a node again whose answers show a rising head still below the floor. */
 const MAX_REASKS = 4;
@@ -51,6 +53,70 @@ export interface UpstreamSenderOptions {
 }
 
 /**
+ * What an {@link UpstreamSender} needs of the gateway (a stage's dependencies carry it all): the config
+ * (failover settings), the container (attempt observers, the deployment's upstream budgets), the
+ * selector, the clock (budget days) and the logger.
+ */
+export interface UpstreamSenderDependencies {
+  /** The resolved config: its `failover` section and each network's own. */
+  readonly config: GatewayConfig;
+  /** The gateway's container: attempt observers and `Tokens.UpstreamBudgets`. */
+  readonly container: DependencyContainer;
+  /** Upstream choice: admits each attempt and learns its outcome. */
+  readonly selector: UpstreamSelector;
+  /** The gateway's clock, for the budgets' seconds and days. */
+  readonly clock: {
+    /** Now, ms since the epoch. */
+    now(): number;
+  };
+  /** Logs. */
+  readonly logger: Logger;
+}
+
+/**
+ * One call's sending: what is fixed for the call, what its attempts have met (the {@link SendRecord} its
+ * ending is chosen from), and where the loop is. One object per call: the hot path allocates no more.
+ */
+interface Sending extends SendRecord {
+  readonly ctx: RequestContext;
+  readonly request: UpstreamRequest;
+  readonly method: MethodDefinition;
+  readonly network: Network;
+  readonly policy: FailoverSettings;
+  readonly candidates: readonly Upstream[];
+  readonly startedAt: number;
+  /** When the whole request's `failover.deadlineMs` runs out (monotonic ms). */
+  readonly deadline: number;
+  readonly idempotent: boolean;
+  /** A method no family of the network defines: a node's "method not found" is an answer to pass on. */
+  readonly forwardedCall: boolean;
+  readonly viaBatch: boolean;
+  readonly hedging: boolean;
+  /** Primaries asked so far (at most `failover.maxAttempts`). */
+  primaries: number;
+  /** An upstream a hedge already asked is not asked again. */
+  hedgedTo: Upstream | undefined;
+  /** The upstream asked again for an answer behind the head floor, and how many times. */
+  reasked: Upstream | undefined;
+  reasks: number;
+}
+
+/** One attempt: the upstream that gave its outcome (a hedge's winner), and the outcome once known. */
+interface Attempt {
+  upstream: Upstream;
+  /** Whether the candidate asked (not a hedge's second leg) is a primary. */
+  readonly primary: boolean;
+  /** The attempt's timeout, ms. */
+  readonly timeoutMs: number;
+  /** The attempt's timeout was cut to what was left of the deadline. */
+  readonly cut: boolean;
+  sentAt: number;
+  reply: UpstreamReply | undefined;
+  failure: UpstreamFailure | undefined;
+  readonly ended: AttemptEnd | undefined;
+}
+
+/**
  * Builds an {@link UpstreamSender} over the gateway's selector, attempt observers and failover settings.
  *
  * - A failure to answer (connect error, reset, timeout, HTTP 5xx or 429, a provider's capacity error) moves
@@ -71,10 +137,18 @@ export interface UpstreamSenderOptions {
  * - An attempt travels by the channel the call's transport offers (`ctx.meta.channel`) when it carries
  *   it, else by the upstream's own request: the rules above hold for both.
  *
- * When nothing answered the promise rejects with `UPSTREAM_UNAVAILABLE` (or `UPSTREAM_TIMEOUT` when the
- * last attempt timed out).
+ * Each candidate meets the policies in this order: the limits of the route (`failover.maxAttempts`, the
+ * deadline), (1) the method ban, (2) the selector's `admit`, (3) the upstream's own budget, taken only
+ * for an attempt about to be sent (a refused budget gives back what `admit` claimed, through the
+ * selector's `release`), (4) the send, hedged for an idempotent call's first attempt, (5) the answer's
+ * head against the floor, (6) the failure's lesson and resend safety.
+ *
+ * When nothing answered the promise rejects with the first ending that applies, in this order: the
+ * client went away; no node serves the method (`METHOD_NOT_FOUND`); an answer was behind the head floor
+ * (`UPSTREAM_BEHIND`); the last failure was a timeout (`UPSTREAM_TIMEOUT`); every upstream that could
+ * serve was over its budget; a call that is not sent twice; else `UPSTREAM_UNAVAILABLE`.
  */
-export function createUpstreamSender(deps: StageDependencies, options: UpstreamSenderOptions = {}): UpstreamSender {
+export function createUpstreamSender(deps: UpstreamSenderDependencies, options: UpstreamSenderOptions = {}): UpstreamSender {
   const batched = options.batched === true;
   const learnsMethodBans = options.learnsMethodBans !== false;
   const { selector, logger, config, container, clock } = deps;
@@ -102,196 +176,204 @@ export function createUpstreamSender(deps: StageDependencies, options: UpstreamS
     return policy;
   };
 
-  return async (ctx, request) => {
+  const begin = (ctx: RequestContext, request: UpstreamRequest): Sending => {
     const method = methodOf(ctx);
     const network = ctx.network;
-    const protocol = network.protocol;
     const idempotent = method.idempotent !== false;
     const policy = policyOf(network);
     const candidates = candidatesOf(ctx);
-    const signal = ctx.cancelSignal;
     const startedAt = performance.now();
-    const deadline = startedAt + policy.deadlineMs;
-    let primaries = 0;
-    let last: UpstreamFailure | undefined;
-    let resendRefused = false;
-    let behind: BehindAnswer | undefined;
-    // An upstream whose answer showed a head below the floor is asked again before the next one: once,
-    // and again while each answer shows a higher head than the last (the node is moving), up to a bound.
-    let reasked: Upstream | undefined;
-    let reasks = 0;
-    // "Method not found" from every upstream that could be asked: the node's words, for the client.
-    let notServed: string | undefined;
-    // A forwarded call (a method no family defines) has no gateway verdict to give: a node's "method not
-    // found" is that node's answer, kept to pass on (and charge) when no other node serves the method.
-    const forwardedCall = !network.methods.has(method.name);
-    let notServedAnswer: UpstreamAnswer | undefined;
-    let otherFailure = false;
-    let overBudget = false;
-    // An upstream a hedge already asked is not asked again.
-    let hedgedTo: Upstream | undefined;
     const viaBatch = batched && ctx.batch !== undefined;
-    const hedging = policy.hedge.enabled && idempotent && !viaBatch && candidates.length > 1;
-    for (let i = 0; i < candidates.length; i++) {
-      let upstream = candidates[i]!;
-      if (signal.aborted) break;
-      if (upstream === hedgedTo) continue;
-      const primary = upstream.settings.role === 'primary';
-      if (primary && primaries >= policy.maxAttempts) continue;
-      const banned = selector.methodBan?.(upstream, method.name);
-      if (banned !== undefined) {
-        notServed ??= banned;
-        continue;
-      }
-      const now = i === 0 ? startedAt : performance.now();
-      const remaining = deadline - now;
-      if (remaining <= 0) break;
-      const budget = upstream.settings.budget;
-      if (budget !== undefined && !(await budgets().take({ network: network.name, upstream: upstream.name, budget, credits: method.credits, nowMs: clock.now() }))) {
-        overBudget = true;
-        continue;
-      }
-      if (selector.admit !== undefined && !selector.admit(upstream, ctx)) continue;
-      const own = method.timeoutMs ?? request.timeoutMs ?? upstream.settings.timeoutMs;
-      const cut = remaining < own;
-      if (primary) primaries++;
-      ctx.attempts++;
-      let failure: UpstreamFailure | undefined;
-      const ended = observe(ctx, upstream);
-      let sentAt = now;
-      try {
-        const timeoutMs = cut ? Math.max(1, Math.floor(remaining)) : own;
-        let reply: UpstreamReply;
-        if (hedging && ctx.attempts === 1) {
-          // Hedged read: a second primary is asked too when the first is slow; the first answer wins.
-          const outcome = await hedgedAttempt({ upstream, send: (s) => requestUpstream(ctx, upstream, request, timeoutMs, s) }, {
-            signal,
-            delayMs: hedgeDelay(policy, candidates, selector),
-            inspect: (r) => protocol.inspect(r, ctx),
-            second: () => {
-              const next = hedgeTarget(candidates, i, method.name, selector, ctx);
-              if (next === undefined) return undefined;
-              hedgedTo = next;
-              primaries++;
-              ctx.attempts++;
-              return { upstream: next, send: (s) => requestUpstream(ctx, next, request, Math.max(1, Math.floor(deadline - performance.now())), s) };
-            },
-            legFailed: (leg, legFailure) => selector.onFailure?.(leg, legFailure),
-          });
-          upstream = outcome.upstream;
-          sentAt = outcome.startedAt;
-          if ('error' in outcome) throw outcome.error;
-          reply = outcome.reply;
-        } else {
-          reply = await (viaBatch ? ctx.batch!.send(ctx, upstream, request, timeoutMs, signal) : requestUpstream(ctx, upstream, request, timeoutMs, signal));
-        }
-        failure = protocol.inspect(reply, ctx);
-        ended?.(failure);
-        if (forwardedCall && failure?.kind === 'unsupported') notServedAnswer = { reply, upstream };
-        if (failure === undefined) {
-          selector.onSuccess?.(upstream, performance.now() - sentAt);
-          // An answer that would show the client an older head than one already shown is no answer:
-          // the node is healthy but behind, so the next node is asked and no breaker counts it.
-          const older = method.answerHead === undefined ? undefined : answerBehind(ctx, upstream, reply, selector);
-          if (older === undefined) return { reply, upstream };
-          const previous = behind;
-          behind = older;
-          logger.debug({ call: ctx.id, network: network.name, upstream: upstream.name, head: older.head, floor: older.floor }, 'upstream answer behind the head floor');
-          // Answers race: one read before the chain moved may arrive after another that showed the move
-          // (a node mining a burst of blocks), and a re-ask may race a later read the same way. The node
-          // is asked again, which a node at the head answers at the floor; while it answers higher each
-          // time it is catching up and is asked once more; a node truly behind answers the same head
-          // again, and the next one is asked.
-          const first = reasked === undefined && candidates[i] === upstream;
-          const moving = reasked === upstream && previous !== undefined && older.head > previous.head && reasks < MAX_REASKS;
-          if ((first || moving) && performance.now() < deadline) {
-            reasked = upstream;
-            reasks++;
-            if (primary) primaries--;
-            i--;
-          }
-          continue;
-        }
-      } catch (error) {
-        failure = asUpstreamFailure(error);
-        ended?.(failure);
-      }
-      // The node does not serve the method: no health failure; the next node may serve it.
-      if (failure.kind === 'unsupported') {
-        if (learnsMethodBans) selector.onMethodNotFound?.(upstream, method.name, failure.message);
-        notServed = failure.message;
-        continue;
-      }
-      last = failure;
-      otherFailure = true;
-      // The client went away: nothing to answer, and no upstream to blame.
-      if (signal.aborted) break;
-      if (failure.kind === 'timeout' && !cut && method.timeoutMs !== undefined && method.onTimeout !== undefined) {
-        // The method's own deadline ran out: the query is too heavy, another node would not do better.
-        throw method.onTimeout();
-      }
-      // A timeout cut short by the call's deadline says nothing about the upstream.
-      if (!(cut && failure.kind === 'timeout')) selector.onFailure?.(upstream, failure);
-      logger.warn({ call: ctx.id, network: network.name, upstream: upstream.name, failure: failure.kind, reason: failure.message }, 'upstream attempt failed');
-      if (failure.maybeReceived && !idempotent) {
-        resendRefused = true;
-        break;
-      }
-    }
-    if (signal.aborted) throw new GatewayError(Errors.UPSTREAM_UNAVAILABLE, { message: 'the client went away', cause: last });
-    if (notServed !== undefined && !otherFailure && behind === undefined) {
-      if (notServedAnswer !== undefined) return notServedAnswer;
-      throw new GatewayError(Errors.METHOD_NOT_FOUND, { message: notServed });
-    }
-    if (behind !== undefined) {
-      throw new GatewayError(Errors.UPSTREAM_BEHIND, {
-        message: `no node of ${network.name} that could answer has reached head ${behind.floor} yet (the closest is at ${behind.head})`,
-        headers: { 'retry-after': '1' },
-      });
-    }
-    if (last?.kind === 'timeout') {
-      throw new GatewayError(Errors.UPSTREAM_TIMEOUT, { message: `no upstream of ${network.name} answered in time`, cause: last });
-    }
-    if (overBudget && last === undefined) {
-      throw networkUnavailable(network, selector, `every upstream of ${network.name} that could serve the call is over its own budget`);
-    }
-    if (resendRefused) {
-      throw networkUnavailable(
-        network,
-        selector,
-        `the node failed after it may have received the call; ${method.name} is not sent twice: check its effect before sending it again`,
-        last,
-      );
-    }
-    throw networkUnavailable(network, selector, undefined, last);
+    return {
+      ctx,
+      request,
+      method,
+      network,
+      policy,
+      candidates,
+      startedAt,
+      deadline: startedAt + policy.deadlineMs,
+      idempotent,
+      forwardedCall: !network.methods.has(method.name),
+      viaBatch,
+      hedging: policy.hedge.enabled && idempotent && !viaBatch && candidates.length > 1,
+      aborted: false,
+      last: undefined,
+      otherFailure: false,
+      behind: undefined,
+      notServed: undefined,
+      notServedAnswer: undefined,
+      overBudget: false,
+      resendRefused: false,
+      primaries: 0,
+      hedgedTo: undefined,
+      reasked: undefined,
+      reasks: 0,
+    };
   };
-}
 
-/**
- * How long a hedged read waits for its first upstream before asking a second: `latencyMultiplier` times
- * the lowest measured latency among the call's upstreams, at least `minDelayMs`.
- */
-function hedgeDelay(policy: FailoverSettings, candidates: readonly Upstream[], selector: UpstreamSelector): number {
-  let fastest = Infinity;
-  for (const upstream of candidates) {
-    const latency = selector.latencyMs?.(upstream);
-    if (latency !== undefined && latency < fastest) fastest = latency;
-  }
-  const derived = fastest === Infinity ? 0 : fastest * policy.hedge.latencyMultiplier;
-  return Math.max(policy.hedge.minDelayMs, Math.ceil(derived));
-}
+  // 1. Method ban: a node that answered "method not found" for the method lately is skipped for it.
+  const banned = (s: Sending, upstream: Upstream): boolean => {
+    const ban = selector.methodBan?.(upstream, s.method.name);
+    if (ban === undefined) return false;
+    s.notServed ??= ban;
+    return true;
+  };
 
-/**
- * The upstream a hedge goes to: the next primary after `from` that serves the method, has no budget
- * (a hedge never spends a provider's plan) and is admitted by the selector now.
- */
-function hedgeTarget(candidates: readonly Upstream[], from: number, method: string, selector: UpstreamSelector, ctx: RequestContext): Upstream | undefined {
-  for (let k = from + 1; k < candidates.length; k++) {
-    const upstream = candidates[k]!;
-    if (upstream.settings.role !== 'primary' || upstream.settings.budget !== undefined) continue;
-    if (selector.methodBan?.(upstream, method) !== undefined) continue;
-    if (selector.admit !== undefined && !selector.admit(upstream, ctx)) continue;
-    return upstream;
-  }
-  return undefined;
+  // 3. Budget: taken only for an attempt the selector admitted, right before it is sent. When the budget
+  // refuses, nothing is sent and the selector gives back what admit claimed (a half-open trial).
+  const withinBudget = async (s: Sending, upstream: Upstream, budget: UpstreamBudget): Promise<boolean> => {
+    if (await budgets().take({ network: s.network.name, upstream: upstream.name, budget, credits: s.method.credits, nowMs: clock.now() })) return true;
+    selector.release?.(upstream, s.ctx);
+    s.overBudget = true;
+    return false;
+  };
+
+  // 4. Send, hedged for an idempotent call's first attempt: a second primary is asked too when the first
+  // is slow, and the first answer wins. `start` counts the attempt; `transmit` is the request's own
+  // promise when nothing is hedged, so a plain attempt costs the loop one await.
+  const start = (s: Sending, upstream: Upstream, primary: boolean, now: number, remaining: number): Attempt => {
+    const { ctx, request, method } = s;
+    const own = method.timeoutMs ?? request.timeoutMs ?? upstream.settings.timeoutMs;
+    const cut = remaining < own;
+    if (primary) s.primaries++;
+    ctx.attempts++;
+    const ended = observe(ctx, upstream);
+    const timeoutMs = cut ? Math.max(1, Math.floor(remaining)) : own;
+    return { upstream, primary, timeoutMs, cut, sentAt: now, reply: undefined, failure: undefined, ended };
+  };
+  const transmit = (s: Sending, attempt: Attempt, i: number): Promise<UpstreamReply> => {
+    const { ctx, request } = s;
+    const upstream = attempt.upstream;
+    if (s.hedging && ctx.attempts === 1) return hedged(s, attempt, i);
+    if (s.viaBatch) return ctx.batch!.send(ctx, upstream, request, attempt.timeoutMs, ctx.cancelSignal);
+    return requestUpstream(ctx, upstream, request, attempt.timeoutMs, ctx.cancelSignal);
+  };
+  const hedged = async (s: Sending, attempt: Attempt, i: number): Promise<UpstreamReply> => {
+    const { ctx, request, method } = s;
+    const first = attempt.upstream;
+    const outcome = await hedgedAttempt({ upstream: first, send: (signal) => requestUpstream(ctx, first, request, attempt.timeoutMs, signal) }, {
+      signal: ctx.cancelSignal,
+      delayMs: hedgeDelay(s.policy, s.candidates, selector),
+      inspect: (r) => s.network.protocol.inspect(r, ctx),
+      second: () => {
+        const next = hedgeTarget(s.candidates, i, method.name, selector, ctx);
+        if (next === undefined) return undefined;
+        s.hedgedTo = next;
+        s.primaries++;
+        ctx.attempts++;
+        return { upstream: next, send: (signal) => requestUpstream(ctx, next, request, Math.max(1, Math.floor(s.deadline - performance.now())), signal) };
+      },
+      legFailed: (leg, legFailure) => selector.onFailure?.(leg, legFailure),
+    });
+    attempt.upstream = outcome.upstream;
+    attempt.sentAt = outcome.startedAt;
+    if ('error' in outcome) throw outcome.error;
+    return outcome.reply;
+  };
+  // The call's protocol reads the reply: an answer, or a failure to answer.
+  const inspected = (s: Sending, attempt: Attempt, reply: UpstreamReply): UpstreamFailure | undefined => {
+    const failure = s.network.protocol.inspect(reply, s.ctx);
+    attempt.reply = reply;
+    attempt.failure = failure;
+    attempt.ended?.(failure);
+    if (s.forwardedCall && failure?.kind === 'unsupported') s.notServedAnswer = { reply, upstream: attempt.upstream };
+    return failure;
+  };
+
+  // 5. Answer head: an answer that would show the client an older head than one already shown is no
+  // answer: the node is healthy but behind, so it is asked again or the next node is, and no breaker
+  // counts it.
+  const answerVerdict = (s: Sending, attempt: Attempt, i: number): 'answer' | 'reask' | 'next' => {
+    const ctx = s.ctx;
+    const upstream = attempt.upstream;
+    selector.onSuccess?.(upstream, performance.now() - attempt.sentAt);
+    const older = s.method.answerHead === undefined ? undefined : answerBehind(ctx, upstream, attempt.reply!, selector);
+    if (older === undefined) return 'answer';
+    const previous = s.behind;
+    s.behind = older;
+    logger.debug({ call: ctx.id, network: s.network.name, upstream: upstream.name, head: older.head, floor: older.floor }, 'upstream answer behind the head floor');
+    // Answers race: one read before the chain moved may arrive after another that showed the move (a
+    // node mining a burst of blocks), and a re-ask may race a later read the same way. The node is asked
+    // again, which a node at the head answers at the floor; while it answers higher each time it is
+    // catching up and is asked once more; a node truly behind answers the same head again, and the next
+    // one is asked.
+    const first = s.reasked === undefined && s.candidates[i] === upstream;
+    const moving = s.reasked === upstream && previous !== undefined && older.head > previous.head && s.reasks < MAX_REASKS;
+    if ((first || moving) && performance.now() < s.deadline) {
+      s.reasked = upstream;
+      s.reasks++;
+      if (attempt.primary) s.primaries--;
+      return 'reask';
+    }
+    return 'next';
+  };
+
+  // 6. A failure to answer, and resend safety: the selector learns it, and a call that is not idempotent
+  // is not sent again once a node may have received it.
+  const failed = (s: Sending, attempt: Attempt, failure: UpstreamFailure): 'next' | 'stop' => {
+    const { ctx, method } = s;
+    const upstream = attempt.upstream;
+    // The node does not serve the method: no health failure; the next node may serve it.
+    if (failure.kind === 'unsupported') {
+      if (learnsMethodBans) selector.onMethodNotFound?.(upstream, method.name, failure.message);
+      s.notServed = failure.message;
+      return 'next';
+    }
+    s.last = failure;
+    s.otherFailure = true;
+    // The client went away: nothing to answer, and no upstream to blame.
+    if (ctx.cancelSignal.aborted) return 'stop';
+    if (failure.kind === 'timeout' && !attempt.cut && method.timeoutMs !== undefined && method.onTimeout !== undefined) {
+      // The method's own deadline ran out: the query is too heavy, another node would not do better.
+      throw method.onTimeout();
+    }
+    // A timeout cut short by the call's deadline says nothing about the upstream.
+    if (!(attempt.cut && failure.kind === 'timeout')) selector.onFailure?.(upstream, failure);
+    logger.warn({ call: ctx.id, network: s.network.name, upstream: upstream.name, failure: failure.kind, reason: failure.message }, 'upstream attempt failed');
+    if (failure.maybeReceived && !s.idempotent) {
+      s.resendRefused = true;
+      return 'stop';
+    }
+    return 'next';
+  };
+
+  return async (ctx, request) => {
+    const s = begin(ctx, request);
+    const { candidates, policy } = s;
+    const signal = ctx.cancelSignal;
+    for (let i = 0; i < candidates.length; i++) {
+      const upstream = candidates[i]!;
+      if (signal.aborted) break;
+      if (upstream === s.hedgedTo) continue;
+      const primary = upstream.settings.role === 'primary';
+      if (primary && s.primaries >= policy.maxAttempts) continue;
+      if (banned(s, upstream)) continue;
+      const now = i === 0 ? s.startedAt : performance.now();
+      const remaining = s.deadline - now;
+      if (remaining <= 0) break;
+      // 2. Admit before budget: an upstream the selector refuses now (a half-open partner whose trial
+      // another call holds) is not sent the call, so its budget is not charged for it.
+      if (selector.admit !== undefined && !selector.admit(upstream, ctx)) continue;
+      const budget = upstream.settings.budget;
+      if (budget !== undefined && !(await withinBudget(s, upstream, budget))) continue;
+      const attempt = start(s, upstream, primary, now, remaining);
+      let verdict: 'answer' | 'reask' | 'next' = 'next';
+      try {
+        const reply = await transmit(s, attempt, i);
+        if (inspected(s, attempt, reply) === undefined) verdict = answerVerdict(s, attempt, i);
+      } catch (error) {
+        attempt.failure = asUpstreamFailure(error);
+        attempt.ended?.(attempt.failure);
+      }
+      if (verdict === 'answer') return { reply: attempt.reply!, upstream: attempt.upstream };
+      if (verdict === 'reask') i--;
+      if (attempt.failure === undefined) continue;
+      if (failed(s, attempt, attempt.failure) === 'stop') break;
+    }
+    s.aborted = signal.aborted;
+    const ending = sendEnding(s, { network: s.network, method: s.method.name, selector });
+    if (ending instanceof GatewayError) throw ending;
+    return ending;
+  };
 }

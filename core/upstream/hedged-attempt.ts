@@ -1,6 +1,6 @@
 import type { Upstream, UpstreamReply } from '../types.js';
 import { CancelToken, type CancelSignal } from '../context/cancel-signal.js';
-import { asUpstreamFailure, type UpstreamFailure } from '../upstream/upstream-failure.js';
+import { asUpstreamFailure, type UpstreamFailure } from './upstream-failure.js';
 
 /** One attempt a hedge may start: its upstream, and how to send to it under a signal of its own. */
 export interface HedgeLeg {

@@ -1,5 +1,5 @@
 import type { RequestContext, Upstream, UpstreamReply } from '../types.js';
-import type { UpstreamSelector } from '../upstream/selector.js';
+import type { UpstreamSelector } from './selector.js';
 import { decodeAnswer } from '../jsonrpc/decode.js';
 
 /** An answer that showed a head below the floor: the head it showed, and the floor. */
