@@ -61,9 +61,14 @@ export async function startBareProxy(options: BareProxyOptions): Promise<BarePro
     });
   });
 
+  return listenBeside(server, pool, options.port ?? 0, options.host ?? '127.0.0.1');
+}
+
+/** Starts `server` listening; its `close` ends the server's connections, then `pool`'s. */
+export async function listenBeside(server: Server, pool: Pool, port: number, host: string): Promise<BareProxy> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(port, host, () => resolve());
   });
   return {
     server,
