@@ -1,5 +1,5 @@
 /**
- * For authors of stores: the credit ledger, rate limiter, key store and usage recorder contracts, the
+ * For authors of stores: the credit ledger, rate limiter, metering, key store and usage recorder contracts, the
  * in-memory implementations, and the helpers every store needs (debit ids, UTC days, key hashes). Import it
  * as `tollgate/store`.
  *
@@ -11,6 +11,9 @@ export { type CreditLedger, type DebitReceipt, type DebitResult, type DebitTaken
 export { MemoryCreditLedger } from './metering/memory-credit-ledger.js';
 export { newDebitId } from './metering/debit-id.js';
 export { type RateLimiter, type RateDecision, type RateAllowed, type RateRefused, MemoryRateLimiter } from './metering/rate-limiter.js';
+export { MeteringToken, type Metering, type Charge, type Charged, type ChargeRefused, type ChargeRateLimited, type ChargeExhausted, type ChargeLimits } from './metering/metering.js';
+export { LimiterLedgerMetering } from './metering/limiter-ledger-metering.js';
+export { chargeOf } from './metering/ledger-charge.js';
 export type { KeyStore, ApiKeyRecord, Plan } from './keys/keys.js';
 export { KeyRegistryToken, LayeredKeyStore, apiKeyHash, recordOf, type KeyRegistry, type StoredKey, type KeyChanges } from './keys/key-registry.js';
 export { PlanRegistryToken, MemoryPlanRegistry, definedOf, type PlanRegistry, type StoredPlan, type PlanChanges, type PlanChangeListener } from './keys/plan-registry.js';

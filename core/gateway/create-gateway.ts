@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import { container as rootContainer, instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import { pino, type Logger } from 'pino';
 import { of, type Observable } from 'rxjs';
 import type { GatewayConfig, GatewayConfigInput } from '../config/types.js';
@@ -17,6 +17,8 @@ import { MemoryCreditLedger } from '../metering/memory-credit-ledger.js';
 import { MemoryFilterStore } from '../network/memory-filter-store.js';
 import { MemoryPinStore } from '../network/memory-pin-store.js';
 import { MemoryRateLimiter } from '../metering/rate-limiter.js';
+import { MeteringToken } from '../metering/metering.js';
+import { LimiterLedgerMetering } from '../metering/limiter-ledger-metering.js';
 import { FailoverSelector } from '../upstream/failover-selector.js';
 import { MemorySharedHeads } from '../upstream/memory-shared-heads.js';
 import { MemoryUpstreamBudgets } from '../upstream/memory-upstream-budgets.js';
@@ -164,6 +166,8 @@ export function coreContainer(config: GatewayConfig, clock: Clock, logger: Logge
   });
   container.register(Tokens.CreditLedger, { useValue: new MemoryCreditLedger() });
   container.register(Tokens.RateLimiter, { useValue: new MemoryRateLimiter() });
+  // Over whichever limiter and ledger are registered when first resolved (after the plugins started).
+  container.register(MeteringToken, { useFactory: instanceCachingFactory((c) => new LimiterLedgerMetering(c.resolve(Tokens.RateLimiter), c.resolve(Tokens.CreditLedger))) });
   container.register(Tokens.SharedHeads, { useValue: new MemorySharedHeads() });
   container.register(Tokens.UpstreamBudgets, { useValue: new MemoryUpstreamBudgets() });
   container.register(Tokens.UpstreamSelector, { useValue: new FailoverSelector({ config, logger, sharedHeads: () => container.resolve(Tokens.SharedHeads) }) });
@@ -231,10 +235,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const recordUsage = usageWriter(() => container.resolve<UsageRecorder>(Tokens.UsageRecorder), logger);
   let eventMeter: ReturnType<typeof createEventMeter> | undefined;
   const meterEvent: ReturnType<typeof createEventMeter> = (event) =>
-    (eventMeter ??= createEventMeter(container.resolve(Tokens.CreditLedger), recordUsage, clock))(event);
+    (eventMeter ??= createEventMeter(container.resolve(MeteringToken), recordUsage, clock))(event);
   let eventRefund: ReturnType<typeof createEventRefund> | undefined;
   const refundEvents: ReturnType<typeof createEventRefund> = (charge, events) =>
-    (eventRefund ??= createEventRefund(container.resolve(Tokens.CreditLedger), recordUsage, logger))(charge, events);
+    (eventRefund ??= createEventRefund(recordUsage, logger))(charge, events);
   // The config's plans and the managed ones, in memory: a key's plan never costs a store round trip.
   const plans = new PlanBook(() => config, logger);
   // Key stores may be opened by plugins in start: build the check on first use.

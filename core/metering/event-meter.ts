@@ -1,6 +1,6 @@
 import type { Clock } from '../util/clock.js';
 import type { Logger } from 'pino';
-import type { CreditLedger, DebitResult } from './credit-ledger.js';
+import type { Charge, Metering } from './metering.js';
 import type { EventCharge, EventMeter, EventRefund, EventTaken, MeteredEvent } from './metered-event.js';
 import type { UsageEvent } from '../usage/usage.js';
 import { isPromise } from '../util/maybe-promise.js';
@@ -31,12 +31,22 @@ function usageOf(events: readonly MeteredEvent[], at: number, sign: 1 | -1): Usa
   }));
 }
 
-/** Builds the gateway's {@link EventMeter} over its ledger and the gateway's way into its usage recorder. */
-export function createEventMeter(ledger: CreditLedger, recordUsage: (event: UsageEvent) => void, clock: Clock): EventMeter {
-  const record = (events: readonly MeteredEvent[], at: number, result: DebitResult | EventCharge): EventCharge => {
+/** A charge of events as the event meter answers it; a throughput refusal cannot happen (no bucket is asked for). */
+function eventChargeOf(charge: Charge): EventCharge {
+  if (charge.ok) return charge;
+  if (charge.code === 'CREDITS_EXHAUSTED') return { ok: false, remaining: charge.remaining, resetsAt: charge.resetsAt };
+  throw new Error('the gateway\'s Metering refused events for throughput, though they were charged without a bucket');
+}
+
+/**
+ * Builds the gateway's {@link EventMeter} over its {@link Metering} (charged without a throughput
+ * bucket) and the gateway's way into its usage recorder.
+ */
+export function createEventMeter(metering: Metering, recordUsage: (event: UsageEvent) => void, clock: Clock): EventMeter {
+  const record = (events: readonly MeteredEvent[], at: number, result: EventCharge): EventCharge => {
     if (!result.ok) return result;
     for (const usage of usageOf(events, at, 1)) recordUsage(usage);
-    return 'receipt' in result && result.receipt !== undefined ? { ok: true, receipt: result.receipt } : FREE;
+    return result;
   };
   return (input) => {
     const events = listOf(input);
@@ -46,22 +56,22 @@ export function createEventMeter(ledger: CreditLedger, recordUsage: (event: Usag
     for (const event of events) credits += event.credits;
     if (credits <= 0) return record(events, at, FREE);
     const first = events[0]!;
-    const result = ledger.debit(first.key.id, credits, first.plan.dailyCredits, new Date(at));
-    return isPromise(result) ? result.then((r) => record(events, at, r)) : record(events, at, result);
+    const result = metering.charge(first.key.id, credits, { dailyCredits: first.plan.dailyCredits }, at);
+    return isPromise(result) ? result.then((r) => record(events, at, eventChargeOf(r))) : record(events, at, eventChargeOf(result));
   };
 }
 
-/** Builds the gateway's {@link EventRefund}: the ledger's refund, then usage taken back on the debit's own day. */
-export function createEventRefund(ledger: CreditLedger, recordUsage: (event: UsageEvent) => void, logger: Logger): EventRefund {
+/** Builds the gateway's {@link EventRefund}: the charge's own refund, then usage taken back on the debit's own day. */
+export function createEventRefund(recordUsage: (event: UsageEvent) => void, logger: Logger): EventRefund {
   return (charge, input) => {
     const events = listOf(input);
     const receipt = charge.receipt;
-    if (receipt === undefined || events.length === 0) return;
+    if (receipt === undefined || charge.refund === undefined || events.length === 0) return;
     const failed = (error: unknown): void => logger.error({ err: error }, 'refund of undelivered events failed');
     // On the debit's own UTC day, as the ledger gives it back.
     const refunded = (): void => { for (const usage of usageOf(events, Date.parse(`${receipt.day}T00:00:00.000Z`), -1)) recordUsage(usage); };
     try {
-      const done = ledger.refund(receipt);
+      const done = charge.refund();
       if (isPromise(done)) done.then(refunded, failed);
       else refunded();
     } catch (error) {

@@ -23,20 +23,21 @@ export interface MeteredEvent {
 }
 
 /**
- * Charges events: a debit of the key's daily balance (no throughput bucket: the client does not choose
- * when events come), and a usage record once the debit is taken. A refused debit means the events must
- * not be delivered; the caller then closes the stream with the quota error.
+ * Charges events through the gateway's `Metering`: a debit of the key's daily balance (no throughput
+ * bucket: the client does not choose when events come), and a usage record once the debit is taken.
+ * A refused debit means the events must not be delivered; the caller then closes the stream with the
+ * quota error.
  *
  * Given a list, the events (of one key, plan and network: the first one's are used) are charged together
- * in one debit of their summed credits, all or none: a burst of events costs one ledger round trip. Usage
+ * in one charge of their summed credits, all or none: a burst of events costs one store round trip. Usage
  * records each event under its own method.
  */
 export type EventMeter = (events: MeteredEvent | readonly MeteredEvent[]) => MaybePromise<EventCharge>;
 
 /**
  * Gives back the charge of events that were not delivered after all (the connection closed before they
- * were written): the debit is refunded (the ledger applies a refund once per debit) and usage no longer
- * counts them. Pass the same events the charge was for. Never throws: a failing ledger is logged.
+ * were written): the charge refunds itself (once) and usage no longer counts them. Pass the same events
+ * the charge was for. Never throws: a failing store is logged.
  */
 export type EventRefund = (charge: EventTaken, events: MeteredEvent | readonly MeteredEvent[]) => void;
 
@@ -47,6 +48,11 @@ export type EventCharge = EventTaken | DebitRefused;
 export interface EventTaken {
   /** Always true. */
   readonly ok: true;
-  /** The debit, to refund it if the events cannot be delivered; absent when they cost nothing. */
+  /** The debit; absent when they cost nothing. */
   readonly receipt?: DebitReceipt;
+  /**
+   * Gives the debit back, once (the gateway's `Metering` charge); absent when they cost nothing. Call
+   * {@link EventRefund} rather than this, so usage stops counting the events too.
+   */
+  refund?(): MaybePromise<void>;
 }

@@ -13,6 +13,7 @@ export { RedisKeyNames } from './key-names.js';
 export { type AnyRedis, type RedisTopology } from './client.js';
 export { RedisCreditLedger } from './redis-credit-ledger.js';
 export { RedisRateLimiter } from './redis-rate-limiter.js';
+export { RedisMetering } from './redis-metering.js';
 export { RedisKeyRegistry, MAX_CACHED_KEYS } from './redis-key-registry.js';
 export { RedisPlanRegistry } from './redis-plan-registry.js';
 export { RedisUsageRecorder, MAX_PENDING_USAGE } from './redis-usage-recorder.js';

@@ -1,4 +1,4 @@
-import { KeyRegistryToken, LayeredKeyStore, PlanRegistryToken } from '../../core/store-api.js';
+import { KeyRegistryToken, LayeredKeyStore, MeteringToken, PlanRegistryToken } from '../../core/store-api.js';
 import { PluginError, Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
 import { LEDGER_REDIS_PLUGIN, resolveRedisSettings, type RedisLedgerSettings } from './settings.js';
 import { createRedisStore, type RedisStore } from './redis-store.js';
@@ -23,7 +23,7 @@ export interface RedisLedgerPlugin extends TollgatePlugin {
  * The Redis store, for several gateway instances behind a load balancer: keys, daily balances,
  * throughput buckets and usage shared through one Redis with atomic Lua scripts. It registers the
  * `Tokens.CreditLedger`, `Tokens.RateLimiter`, `Tokens.UsageRecorder`, `Tokens.FilterStore`, `Tokens.PinStore`, `Tokens.DedupMarks`,
- * {@link KeyRegistryToken}, {@link PlanRegistryToken} and a `Tokens.KeyStore` that looks a key up in the config's keys first,
+ * {@link MeteringToken} (a call's bucket and debit in one script), {@link KeyRegistryToken}, {@link PlanRegistryToken} and a `Tokens.KeyStore` that looks a key up in the config's keys first,
  * then in Redis. The gateway does not start until Redis answers (`connectTimeoutMs`); afterwards the
  * connection comes back by itself, and `whenUnavailable` decides what happens meanwhile.
  *
@@ -53,6 +53,7 @@ export function ledgerRedis(options: RedisLedgerSettings = {}): RedisLedgerPlugi
       container.register(PlanRegistryToken, { useValue: store.plans });
       container.register(Tokens.CreditLedger, { useValue: store.ledger });
       container.register(Tokens.RateLimiter, { useValue: store.limiter });
+      container.register(MeteringToken, { useValue: store.metering });
       container.register(Tokens.UsageRecorder, { useValue: store.usage });
       // The gateway starts and stops it: it needs the networks, which exist after the plugins started.
       container.register(Tokens.SharedHeads, { useValue: new RedisSharedHeads(settings, container.resolve(Tokens.Logger)) });

@@ -1,13 +1,10 @@
 import type { TAKE_DEBIT, TAKE_DEBIT_BATCH } from './scripts.js';
-import { MemoryCreditLedger, newDebitId, nextUtcMidnight, utcDay, type Balance, type CreditLedger, type DebitReceipt, type DebitResult, type RateDecision } from '../../core/store-api.js';
+import { chargeOf, MemoryCreditLedger, newDebitId, nextUtcMidnight, utcDay, type Balance, type Charge, type CreditLedger, type DebitReceipt, type DebitResult } from '../../core/store-api.js';
 import type { RedisConnection } from './connection.js';
 import { PendingWrites } from './pending-writes.js';
 import type { RedisKeyNames } from './key-names.js';
 
 const DAY_MS = 86_400_000;
-
-/** Keys whose daily limit an instance remembers for combined takes, at most; past it, it starts over. */
-const MAX_REMEMBERED_LIMITS = 100_000;
 
 /** A refund (or the cancellation of a debit whose command timed out) waiting for Redis. */
 interface RefundWrite {
@@ -25,18 +22,10 @@ interface Settlement {
   readonly credits: number;
 }
 
-/** A debit taken together with a throughput bucket, waiting for the `debit()` call it answers. */
-interface Prepaid {
-  readonly credits: number;
-  readonly limit: number;
-  readonly day: string;
-  readonly result: DebitResult;
-}
-
 /** A call waiting in a `TakeBatch`. */
 interface BatchedTake {
   readonly cost: number;
-  readonly resolve: (decision: RateDecision) => void;
+  readonly resolve: (charge: Charge) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -59,12 +48,11 @@ interface TakeBatch {
  * take in one atomic step), so two instances can never both spend a key's last credits; a balance key
  * expires by itself `retainDays` after its day ends.
  *
- * The gateway's meter takes a key's throughput bucket, then debits it. When the ledger has seen the key's
- * daily limit, the {@link RedisRateLimiter} runs both in one script ({@link RedisCreditLedger.takeAndDebit}),
- * and `debit()` answers from that result without a second round trip; a combined debit that no `debit()`
- * claims within the same event-loop turn is refunded. The combined takes of one key that arrive during
- * one turn of the event loop go to Redis together, as one script that takes them one after the other
- * (`TAKE_DEBIT_BATCH`): under load, one command serves many calls, each charged exactly as alone.
+ * A call's throughput bucket and its debit are one script ({@link RedisCreditLedger.takeAndDebit}, which
+ * the store's `Metering`, {@link RedisMetering}, charges every call through). The takes of one key that
+ * arrive during one turn of the event loop go to Redis together, as one script that takes them one
+ * after the other (`TAKE_DEBIT_BATCH`): under load, one command serves many calls, each charged exactly
+ * as alone.
  *
  * While Redis is unreachable the connection's policy applies: `refuse` fails the call with
  * `METERING_UNAVAILABLE`; `allowance` takes the debit from a local allowance and writes it to Redis once
@@ -92,11 +80,6 @@ export class RedisCreditLedger implements CreditLedger {
   readonly #pendingRefunds: PendingWrites<RefundWrite>;
   /** Each key's last known balance use, so the local allowance never exceeds what the day has left. */
   readonly #lastUsed = new Map<string, number>();
-  /** Daily limits by key id, learned from `debit()` calls. */
-  readonly #limits = new Map<string, number>();
-  /** Combined debits by key id, oldest first, until `debit()` claims them. */
-  readonly #prepaid = new Map<string, Prepaid[]>();
-  #sweepScheduled = false;
   /** Combined takes waiting for the end of this event-loop turn, by key, bucket and limits. */
   readonly #batches = new Map<string, TakeBatch>();
   #flushScheduled = false;
@@ -133,12 +116,6 @@ export class RedisCreditLedger implements CreditLedger {
 
   debit(keyId: string, credits: number, dailyLimit: number, now: Date): DebitResult | Promise<DebitResult> {
     const day = this.#today(now);
-    if (this.#limits.get(keyId) !== dailyLimit) {
-      if (this.#limits.size >= MAX_REMEMBERED_LIMITS) this.#limits.clear();
-      this.#limits.set(keyId, dailyLimit);
-    }
-    const prepaid = this.#claim(keyId, credits, dailyLimit, day);
-    if (prepaid !== undefined) return prepaid;
     const slot = this.#names.balance(day, keyId);
     if (!this.#conn.ready) return this.#offline(slot, keyId, day, credits, dailyLimit, now);
     const id = newDebitId();
@@ -159,14 +136,13 @@ export class RedisCreditLedger implements CreditLedger {
   }
 
   /**
-   * Takes `cost` tokens from `bucketKey` and, if they were there, debits `cost` credits from `keyId`'s
-   * balance under the daily limit last seen for it, in one script; the debit waits for the `debit()` call
-   * that follows. Undefined when the limit is not known yet or Redis is unreachable (take the bucket
-   * alone). Rejects when the command fails.
+   * Takes `cost` tokens from the bucket `bucketKey` (a Redis key) and, if they were there, debits `cost`
+   * credits from `keyId`'s balance under the daily `limit`, in one script: the whole charge of a call. Takes
+   * of one key asked for during one event-loop turn go as one script. A taken charge refunds through
+   * this ledger. Rejects when the command fails (the batch is then cancelled by its id); call it only
+   * while the connection is ready.
    */
-  takeAndDebit(bucketKey: string, keyId: string, cost: number, perSecond: number, burst: number, now: number): Promise<RateDecision> | undefined {
-    const limit = this.#limits.get(keyId);
-    if (limit === undefined || !this.#conn.ready) return undefined;
+  takeAndDebit(bucketKey: string, keyId: string, cost: number, perSecond: number, burst: number, limit: number, now: number): Promise<Charge> {
     const day = this.#today(new Date(now));
     const slot = this.#names.balance(day, keyId);
     const group = `${slot}\n${bucketKey}\n${perSecond}\n${burst}\n${limit}`;
@@ -216,14 +192,13 @@ export class RedisCreditLedger implements CreditLedger {
         const at = new Date(now);
         takes.forEach((take, i) => {
           const [passed, retryAfterMs, ok, used] = answer.slice(i * 4, i * 4 + 4) as [number, number, number, number];
-          if (passed !== 1) return take.resolve({ ok: false, retryAfterMs });
+          if (passed !== 1) return take.resolve({ ok: false, code: 'RATE_LIMITED', retryAfterMs });
           // A cancelled single debit (2) is a failure too; taken again by a resend (1) is a success.
           if (ok === 2) return take.reject(this.#conn.unavailable());
           this.#lastUsed.set(slot, used);
           const receipt: DebitReceipt = { id: takes.length === 1 ? id : `${id}.${i}`, keyId, day, credits: take.cost };
           const result: DebitResult = ok === 1 ? { ok: true, receipt, remaining: limit - used } : { ok: false, remaining: Math.max(0, limit - used), resetsAt: nextUtcMidnight(at) };
-          this.#hold(keyId, { credits: take.cost, limit, day, result });
-          take.resolve({ ok: true });
+          take.resolve(chargeOf(this, result));
         });
       },
       (error: unknown) => {
@@ -275,31 +250,6 @@ export class RedisCreditLedger implements CreditLedger {
     this.#localReceipts.set(receipt, result.receipt);
     this.#owe(slot, credits);
     return { ok: true, receipt, remaining: result.remaining };
-  }
-
-  #hold(keyId: string, prepaid: Prepaid): void {
-    const queue = this.#prepaid.get(keyId);
-    if (queue === undefined) this.#prepaid.set(keyId, [prepaid]);
-    else queue.push(prepaid);
-    if (this.#sweepScheduled) return;
-    this.#sweepScheduled = true;
-    // debit() follows its take within the same turn of the event loop; whatever is left after it was never claimed.
-    setImmediate(() => {
-      this.#sweepScheduled = false;
-      const left = [...this.#prepaid.values()].flat();
-      this.#prepaid.clear();
-      for (const { result } of left) if (result.ok) void this.refund(result.receipt);
-    });
-  }
-
-  #claim(keyId: string, credits: number, limit: number, day: string): DebitResult | undefined {
-    const queue = this.#prepaid.get(keyId);
-    if (queue === undefined) return undefined;
-    const at = queue.findIndex((p) => p.credits === credits && p.limit === limit && p.day === day);
-    if (at === -1) return undefined;
-    const [prepaid] = queue.splice(at, 1);
-    if (queue.length === 0) this.#prepaid.delete(keyId);
-    return prepaid!.result;
   }
 
   /** A debit whose command failed may still run in Redis: cancel it by id once Redis answers again. */

@@ -1,28 +1,24 @@
 import { MemoryRateLimiter, type RateDecision, type RateLimiter } from '../../core/store-api.js';
 import type { RedisConnection } from './connection.js';
-import type { RedisCreditLedger } from './redis-credit-ledger.js';
 
 /**
  * Throughput buckets shared by every gateway instance through Redis: one Lua script refills and takes
- * in one atomic step, so the instances together let through exactly what one bucket allows. The time is
- * the calling instance's clock (keep instances' clocks in sync, as NTP does); a bucket never refills
- * backwards. While Redis is unreachable: `refuse` fails the call, `allowance` limits per instance.
+ * in one atomic step, so the instances together let through exactly what one bucket allows. A bucket
+ * is only a bucket, whatever its name: a call's own bucket and its debit are charged together by
+ * {@link RedisMetering}, never here. The time is the calling instance's clock (keep instances' clocks
+ * in sync, as NTP does); a bucket never refills backwards. While Redis is unreachable: `refuse` fails
+ * the call, `allowance` limits per instance.
  */
 export class RedisRateLimiter implements RateLimiter {
   readonly #conn: RedisConnection;
   readonly #local = new MemoryRateLimiter();
-  readonly #ledger: RedisCreditLedger | undefined;
 
-  /** With `ledger`, a key's bucket and its debit go to Redis in one script (see {@link RedisCreditLedger.takeAndDebit}). */
-  constructor(connection: RedisConnection, ledger?: RedisCreditLedger) {
+  constructor(connection: RedisConnection) {
     this.#conn = connection;
-    this.#ledger = ledger;
   }
 
   take(bucket: string, cost: number, perSecond: number, burst: number, now: number): RateDecision | Promise<RateDecision> {
     if (!this.#conn.ready) return this.#offline(bucket, cost, perSecond, burst, now);
-    const combined = this.#ledger?.takeAndDebit(this.#conn.names.bucket(bucket), bucket, cost, perSecond, burst, now);
-    if (combined !== undefined) return combined.catch(() => this.#offline(bucket, cost, perSecond, burst, now));
     return this.#conn.client.tgTake(this.#conn.names.bucket(bucket), cost, perSecond, burst, now).then(
       ([ok, retryAfterMs]): RateDecision => (ok === 1 ? { ok: true } : { ok: false, retryAfterMs }),
       (error: unknown) => {

@@ -3,6 +3,7 @@ import { RedisConnection } from './connection.js';
 import { resolveRedisSettings, type RedisLedgerSettings, type ResolvedRedisSettings } from './settings.js';
 import { RedisCreditLedger } from './redis-credit-ledger.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
+import { RedisMetering } from './redis-metering.js';
 import { RedisKeyRegistry } from './redis-key-registry.js';
 import { RedisPlanRegistry } from './redis-plan-registry.js';
 import { RedisUsageRecorder } from './redis-usage-recorder.js';
@@ -15,8 +16,10 @@ export interface RedisStore {
   readonly connection: RedisConnection;
   /** Daily balances. */
   readonly ledger: RedisCreditLedger;
-  /** Throughput buckets. */
+  /** Throughput buckets, by name (plugins' own: `ipfs-add:<key id>`, say). */
   readonly limiter: RedisRateLimiter;
+  /** A call's charge: its key's bucket and debit in one script. */
+  readonly metering: RedisMetering;
   /** API keys (hashed). */
   readonly keys: RedisKeyRegistry;
   /** Plans operators manage. */
@@ -56,7 +59,8 @@ export function createRedisStore(settings: RedisLedgerSettings | ResolvedRedisSe
     settings: resolved,
     connection,
     ledger,
-    limiter: new RedisRateLimiter(connection, ledger),
+    limiter: new RedisRateLimiter(connection),
+    metering: new RedisMetering(connection, ledger),
     keys,
     plans,
     usage: new RedisUsageRecorder(connection),

@@ -1,53 +1,46 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { Errors } from '../../errors/catalog.js';
 import type { RequestContext } from '../../types.js';
-import type { DebitResult } from '../../metering/credit-ledger.js';
-import type { RateDecision } from '../../metering/rate-limiter.js';
+import { MeteringToken, type Charge } from '../../metering/metering.js';
 import { isPromise, step, type Stage, type StageDependencies } from '../stage.js';
 import { keyOf, methodOf, planOf } from '../../context/context-access.js';
 
 /**
- * Charges the call's credits (the method's, unless an earlier stage set {@link RequestContext.credits}): first the key's throughput bucket (credits per second), then its daily
- * balance. The debit registers a refund as compensation, so a call the gateway fails later costs nothing.
+ * Charges the call's credits (the method's, unless an earlier stage set {@link RequestContext.credits})
+ * through the gateway's `Metering`, in one operation: the key's throughput bucket (credits per second),
+ * then its daily balance. The charge's refund is registered as compensation, so a call the gateway
+ * fails later costs nothing.
  */
 export function meter(deps: StageDependencies): Stage {
-  const { ledger, limiter, clock } = deps;
+  const { clock } = deps;
+  const metering = deps.container.resolve(MeteringToken);
 
-  function settle(ctx: RequestContext, credits: number, debit: DebitResult): void {
-    if (!debit.ok) {
-      const plan = planOf(ctx);
-      throw new GatewayError(Errors.CREDITS_EXHAUSTED, {
-        message: `daily credit limit of ${plan.dailyCredits} reached; resets at ${debit.resetsAt.toISOString()}`,
-        data: { dailyCredits: plan.dailyCredits, remaining: debit.remaining, cost: credits, resetsAt: debit.resetsAt.toISOString() },
-      });
+  function settle(ctx: RequestContext, credits: number, charge: Charge): void {
+    if (charge.ok) {
+      ctx.debit = charge.receipt;
+      ctx.compensations.push(() => charge.refund());
+      return;
     }
-    const receipt = debit.receipt;
-    ctx.debit = receipt;
-    ctx.compensations.push(() => ledger.refund(receipt));
-  }
-
-  function charge(ctx: RequestContext, credits: number, now: number, decision: RateDecision): void | Promise<void> {
-    if (!decision.ok) {
-      const perSecond = planOf(ctx).creditsPerSecond;
-      const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+    const plan = planOf(ctx);
+    if (charge.code === 'RATE_LIMITED') {
+      const seconds = Math.max(1, Math.ceil(charge.retryAfterMs / 1000));
       throw new GatewayError(Errors.RATE_LIMITED, {
-        message: `throughput limit of ${perSecond} credits per second exceeded`,
-        data: { creditsPerSecond: perSecond, retryAfterSeconds: seconds },
+        message: `throughput limit of ${plan.creditsPerSecond} credits per second exceeded`,
+        data: { creditsPerSecond: plan.creditsPerSecond, retryAfterSeconds: seconds },
         headers: { 'retry-after': String(seconds) },
       });
     }
-    const result = ledger.debit(keyOf(ctx).id, credits, planOf(ctx).dailyCredits, new Date(now));
-    if (isPromise(result)) return result.then((debit) => settle(ctx, credits, debit));
-    settle(ctx, credits, result);
+    throw new GatewayError(Errors.CREDITS_EXHAUSTED, {
+      message: `daily credit limit of ${plan.dailyCredits} reached; resets at ${charge.resetsAt.toISOString()}`,
+      data: { dailyCredits: plan.dailyCredits, remaining: charge.remaining, cost: credits, resetsAt: charge.resetsAt.toISOString() },
+    });
   }
 
   return step((ctx) => {
     const credits = ctx.credits ?? methodOf(ctx).credits;
     if (credits <= 0) return;
-    const perSecond = planOf(ctx).creditsPerSecond;
-    const now = clock.now();
-    const rate = limiter.take(keyOf(ctx).id, credits, perSecond, perSecond, now);
-    if (isPromise(rate)) return rate.then((decision) => charge(ctx, credits, now, decision));
-    return charge(ctx, credits, now, rate);
+    const charge = metering.charge(keyOf(ctx).id, credits, planOf(ctx), clock.now());
+    if (isPromise(charge)) return charge.then((result) => settle(ctx, credits, result));
+    settle(ctx, credits, charge);
   });
 }
