@@ -191,36 +191,6 @@ t.test('Redis killed and restarted mid-load: the allowance policy serves a bound
   t.equal((await store.ledger.balance('allow', 1e12, new Date())).used, 6 * COST, 'the five local debits and the call after the restart, once each');
 });
 
-t.test('a key bucket and its debit go in one script; a combined debit nobody claims is refunded', async (t) => {
-  const store = await openStore('combined:');
-  t.teardown(() => store.close());
-  const now = Date.UTC(2026, 10, 22, 12);
-  const day = new Date(now);
-  const sent: string[] = [];
-  const client = store.connection.client;
-  const original = client.sendCommand.bind(client);
-  client.sendCommand = ((command: { name: string; args: unknown[] }) => {
-    sent.push(command.name === 'evalsha' ? `evalsha/${String(command.args[1])}` : command.name);
-    return original(command as never);
-  }) as typeof client.sendCommand;
-
-  t.match(await store.ledger.debit('k', 80, 200, day), { ok: true, receipt: { id: String, keyId: 'k', day: '2026-11-22', credits: 80 }, remaining: 120 }, 'a first debit teaches the ledger the limit');
-  sent.length = 0;
-  t.same(await store.limiter.take('k', 80, 1000, 1000, now), { ok: true });
-  t.match(await store.ledger.debit('k', 80, 200, day), { ok: true, receipt: { id: String, keyId: 'k', day: '2026-11-22', credits: 80 }, remaining: 40 }, 'the debit comes from the combined script');
-  t.same(sent, ['evalsha/3'], 'one command for the bucket, the debit and its id');
-
-  t.same(await store.limiter.take('k', 80, 1000, 1000, now), { ok: true });
-  t.same(await store.ledger.debit('k', 80, 200, day), { ok: false, remaining: 40, resetsAt: new Date('2026-11-23T00:00:00.000Z') }, 'a refused combined debit is refused');
-
-  t.same(await store.limiter.take('k', 20, 1000, 1000, now), { ok: true }, 'a take whose debit never comes...');
-  t.equal((await store.ledger.balance('k', 200, day)).used, 180);
-  await until(async () => (await store.ledger.balance('k', 200, day)).used, (used) => used === 160, 'the unclaimed debit to be refunded');
-  t.equal((await store.ledger.balance('k', 200, day)).used, 160, '...is refunded after the turn');
-  t.same(await store.limiter.take('other', 80, 1000, 1000, now), { ok: true }, 'a bucket of an unknown key is taken alone');
-  t.equal((await store.ledger.balance('other', 200, day)).used, 0);
-});
-
 t.test('a gateway whose Redis cannot be reached does not start, and says where without the password', async (t) => {
   const dead = await startRedisServer();
   await dead.stop();

@@ -45,7 +45,10 @@ export interface ChargeRateLimited {
   readonly retryAfterMs: number;
 }
 
-/** A charge refused because the day's balance cannot cover it; nothing was taken (the bucket neither). */
+/**
+ * A charge refused because the day's balance cannot cover it: no credits were taken (the throughput
+ * bucket's tokens were, as for any call that got past it).
+ */
 export interface ChargeExhausted {
   /** Always false. */
   readonly ok: false;
@@ -69,8 +72,8 @@ export type Charge = Charged | ChargeRefused;
  * bucket), so a store can do both in one step (the Redis store runs one script) and no store ever
  * needs to guess which bucket belongs to which debit.
  *
- * The contract: a refusal takes nothing; a throughput refusal comes before a balance one (a throttled
- * call never spends credits); the bucket refills at `creditsPerSecond` and holds at most that many
+ * The contract: a refusal spends no credits; the bucket is taken first, so a throttled call never
+ * reaches the balance; the bucket refills at `creditsPerSecond` and holds at most that many
  * credits, and a call costing more than the whole bucket passes when the bucket is full. A store that
  * cannot be reached fails with `GatewayError(Errors.METERING_UNAVAILABLE)` (503, not charged).
  *
