@@ -1,6 +1,6 @@
 import { mergeMap, Observable, of, type OperatorFunction, type Subscription } from 'rxjs';
-import type { RequestContext } from '../types.js';
-import type { Stage, StepFunction } from './stage.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { Stage, StepFunction } from '../contracts/stage.js';
 import { isPromise, type MaybePromise } from '../util/maybe-promise.js';
 import { cancelledError } from './cancelled.js';
 import { trackStep } from './pending-step.js';

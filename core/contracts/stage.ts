@@ -1,15 +1,14 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { OperatorFunction } from 'rxjs';
-import type { RequestContext } from '../types.js';
+import type { RequestContext } from './request-context.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
 import type { GatewayConfig } from '../config/types.js';
-import type { PlanLookup } from '../keys/plan-book.js';
-import type { KeyStore } from '../keys/keys.js';
-import type { CreditLedger } from '../metering/credit-ledger.js';
-import type { RateLimiter } from '../metering/rate-limiter.js';
+import type { KeyStore, PlanLookup } from './keys.js';
+import type { CreditLedger } from './credit-ledger.js';
+import type { RateLimiter } from './rate-limiter.js';
 import type { Clock } from '../util/clock.js';
-import type { UpstreamSelector } from '../upstream/selector.js';
+import type { UpstreamSelector } from './selector.js';
 
 /**
  * A pipeline stage: an RxJS operator over contexts. A stage fails a call by emitting a `GatewayError`.
