@@ -5,7 +5,6 @@ import type { UpstreamFailure } from './upstream-failure.js';
 import type { CancelSignal } from './cancel-signal.js';
 import type { ContextKey, ContextState } from './context-state.js';
 import type { UpstreamRequest, UpstreamReply, Upstream } from './upstream.js';
-import type { RequestContext } from './request-context.js';
 
 /** What the client sent to authenticate: the key from the URL, and for some APIs a secret. */
 export interface Credentials {

@@ -1,7 +1,6 @@
 // Typed per-call and per-connection state: the keys plugins create and the store that holds their values.
 import { GatewayError } from '../errors/gateway-error.js';
 import { Errors } from '../errors/catalog.js';
-import type { RequestContext } from './request-context.js';
 
 /**
  * A typed key into {@link RequestContext.state}. Create one per piece of plugin state.
