@@ -1,5 +1,6 @@
-// The request context and the contracts it references: methods and families, networks, upstreams and
-// the call protocol. They refer to one another, so they live in one file and no import cycle forms.
+// The request context and the contracts that refer back to it: methods and families, networks and the
+// call protocol. They refer to one another, so they live in one file and no import cycle forms; what they
+// refer to without being referred back (the call, upstreams, context state) has a file of its own.
 import type { DebitReceipt } from './credit-ledger.js';
 import type { ApiKeyRecord, Plan } from './keys.js';
 import type { JsonRpcErrorObject } from '../errors/json-rpc-error.js';
@@ -357,5 +358,3 @@ export interface Network extends NetworkRuntime {
   /** How calls are encoded for its upstreams and their answers classified. */
   readonly protocol: CallProtocol;
 }
-
-export type { MaybePromise, JsonSchema };

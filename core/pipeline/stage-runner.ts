@@ -1,4 +1,4 @@
-import { mergeMap, Observable, of, type OperatorFunction, type Subscription } from 'rxjs';
+import { mergeMap, Observable, of, type Subscription } from 'rxjs';
 import type { RequestContext } from '../contracts/request-context.js';
 import type { Stage, StepFunction } from '../contracts/stage.js';
 import { isPromise, type MaybePromise } from '../util/maybe-promise.js';
