@@ -1,4 +1,6 @@
+// JSON-RPC 2.0 on the wire: ids, requests and answers. The error object is the errors' own wire form.
 import type { JsonRpcErrorObject } from '../errors/json-rpc-error.js';
+
 /** A JSON-RPC 2.0 request id. */
 export type JsonRpcId = string | number | null;
 

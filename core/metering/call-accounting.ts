@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../util/clock.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import { usageOf } from '../usage/usage.js';
-import { type CallObserver, type UsageEvent } from '../contracts/usage.js';
+import type { CallObserver, UsageEvent } from '../contracts/usage.js';
 import type { StreamOutcome } from '../contracts/stream-outcome.js';
 
 /**
