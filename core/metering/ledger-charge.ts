@@ -1,5 +1,5 @@
-import type { CreditLedger, DebitReceipt, DebitResult } from './credit-ledger.js';
-import type { ChargeExhausted, Charged } from './metering.js';
+import type { CreditLedger, DebitReceipt, DebitResult } from '../contracts/credit-ledger.js';
+import type { ChargeExhausted, Charged } from '../contracts/metering.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
 
 /** A debit a credit ledger took, as a {@link Charged} whose refund goes back to that ledger once. */

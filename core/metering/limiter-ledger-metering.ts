@@ -1,6 +1,6 @@
-import type { CreditLedger } from './credit-ledger.js';
-import type { RateDecision, RateLimiter } from './rate-limiter.js';
-import type { Charge, ChargeLimits, Metering } from './metering.js';
+import type { CreditLedger } from '../contracts/credit-ledger.js';
+import type { RateDecision, RateLimiter } from '../contracts/rate-limiter.js';
+import type { Charge, ChargeLimits, Metering } from '../contracts/metering.js';
 import { chargeOf } from './ledger-charge.js';
 import { isPromise, type MaybePromise } from '../util/maybe-promise.js';
 

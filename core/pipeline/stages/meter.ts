@@ -1,8 +1,10 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { Errors } from '../../errors/catalog.js';
-import type { RequestContext } from '../../types.js';
-import { MeteringToken, type Charge } from '../../metering/metering.js';
-import { isPromise, step, type Stage, type StageDependencies } from '../stage.js';
+import type { RequestContext } from '../../contracts/request-context.js';
+import { MeteringToken, type Charge } from '../../contracts/metering.js';
+import { isPromise } from '../../util/maybe-promise.js';
+import { step } from '../stage-runner.js';
+import { type Stage, type StageDependencies } from '../../contracts/stage.js';
 import { keyOf, methodOf, planOf } from '../../context/context-access.js';
 
 /**

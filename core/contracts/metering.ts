@@ -1,3 +1,4 @@
+// The metering port: one charge of a key's throughput bucket and daily balance, refunding itself.
 import type { InjectionToken } from 'tsyringe';
 import type { MaybePromise } from '../util/maybe-promise.js';
 import type { DebitReceipt } from './credit-ledger.js';
