@@ -1,7 +1,7 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Logger } from 'pino';
-import type { Observable } from 'rxjs';
+import { type Logger } from 'pino';
+import { type Observable } from 'rxjs';
 import type { GatewayConfig, GatewayConfigInput } from '../config/types.js';
 import type { TollgatePlugin } from '../plugin/plugin.js';
 import type { Clock } from '../util/clock.js';
