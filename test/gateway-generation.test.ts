@@ -8,6 +8,8 @@ import { evmFamily } from '../plugins/evm/index.js';
 import { startSocketCountingUpstream } from './helpers/socket-counting-upstream.js';
 import { post, rpc } from './helpers/json-rpc.js';
 import { until } from './helpers/until.js';
+import { Drains } from '../core/gateway/drains.js';
+import type { Upstream } from '../core/types.js';
 
 // A reload builds a new generation (networks, upstream pools, pipeline) and retires the old one, whose
 // pools close once the calls and requests that started on it end. A config-management loop that reloads
@@ -93,4 +95,31 @@ t.test('closing the gateway closes the current generation\'s pool and a retired 
   await gateway.close();
   await until('no connection is left open to the node', () => node.sockets() === 0);
   t.equal(node.sockets(), 0);
+});
+
+t.test('a retired generation closes its upstreams once, after the last call on it ends; close() closes the rest', async (t) => {
+  const closes: string[] = [];
+  const upstream = (name: string): Upstream => ({ name, close: async () => { closes.push(name); } }) as unknown as Upstream;
+  const drains = new Drains();
+  const old = drains.adopt([], [upstream('old-a'), upstream('old-b')]);
+  const current = drains.adopt([], [upstream('current')]);
+  old.enter();
+  old.enter();
+  old.retire();
+  t.same(closes, [], 'two calls still run on the retired generation');
+  old.leave();
+  t.same(closes, [], 'one still does');
+  old.leave();
+  t.same(closes, ['old-a', 'old-b'], 'the last one out closed its upstreams');
+  old.enter();
+  old.leave();
+  old.retire();
+  t.same(closes, ['old-a', 'old-b'], 'and never again');
+  t.equal(drains.open, 1, 'only the current generation is left open');
+  current.enter();
+  await drains.closeAll();
+  t.same(closes, ['old-a', 'old-b', 'current'], 'closing the gateway closes the current one, a call in flight or not');
+  current.leave();
+  t.equal(closes.length, 3);
+  t.equal(drains.open, 0);
 });
