@@ -9,7 +9,7 @@ import { startSocketCountingUpstream } from './helpers/socket-counting-upstream.
 import { post, rpc } from './helpers/json-rpc.js';
 import { until } from './helpers/until.js';
 import { Drains } from '../core/gateway/drains.js';
-import type { Upstream } from '../core/types.js';
+import type { Upstream } from '../core/contracts/upstream.js';
 
 // A reload builds a new generation (networks, upstream pools, pipeline) and retires the old one, whose
 // pools close once the calls and requests that started on it end. A config-management loop that reloads

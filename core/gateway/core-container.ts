@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/types.js';
-import { Tokens } from '../plugin/plugin.js';
+import { Tokens } from '../contracts/plugin.js';
 import type { Clock } from '../util/clock.js';
 import { StaticKeyStore } from '../keys/config-key-store.js';
 import { hashSecretSync } from '../keys/secret-hash.js';

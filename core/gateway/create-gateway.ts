@@ -1,13 +1,13 @@
 import { pino } from 'pino';
 import { resolveConfig } from '../config/load-config.js';
 import { EmbeddedUpstreams } from '../network/embedded-upstreams.js';
-import { Tokens, type Transport } from '../plugin/plugin.js';
+import { Tokens, type Transport } from '../contracts/plugin.js';
 import { PluginError, type PluginErrorCode, type PluginErrorOptions } from '../plugin/plugin-error.js';
 import { systemClock } from '../util/clock.js';
 import { PlanBook } from '../keys/plan-book.js';
 import { PlanRegistryToken } from '../keys/plan-registry.js';
-import type { StageDefinition } from '../pipeline/stage.js';
-import type { CallObserver } from '../usage/usage.js';
+import type { StageDefinition } from '../contracts/stage.js';
+import type { CallObserver } from '../contracts/usage.js';
 import { callFinisher } from '../metering/call-accounting.js';
 import { Started } from './started.js';
 import { assemble, assemblyError } from './register-plugins.js';

@@ -1,4 +1,5 @@
-import type { Network, Upstream } from '../types.js';
+import type { Network } from '../contracts/request-context.js';
+import type { Upstream } from '../contracts/upstream.js';
 
 /**
  * The upstreams of one generation and what still runs on them: calls started on the generation's

@@ -1,9 +1,9 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
-import { Tokens } from '../plugin/plugin.js';
+import { Tokens } from '../contracts/plugin.js';
 import type { Clock } from '../util/clock.js';
-import type { GatewayRuntime } from '../plugin/runtime.js';
-import type { UsageRecorder } from '../usage/usage.js';
+import type { GatewayRuntime } from '../contracts/runtime.js';
+import type { UsageRecorder } from '../contracts/usage.js';
 import { usageWriter } from '../usage/usage-writer.js';
 import { streamedCallRecorder } from '../metering/call-accounting.js';
 import { createEventMeter, createEventRefund } from '../metering/event-meter.js';

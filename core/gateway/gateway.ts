@@ -3,9 +3,9 @@ import type { Duplex } from 'node:stream';
 import { type Logger } from 'pino';
 import { type Observable } from 'rxjs';
 import type { GatewayConfig, GatewayConfigInput } from '../config/types.js';
-import type { TollgatePlugin } from '../plugin/plugin.js';
+import type { TollgatePlugin } from '../contracts/plugin.js';
 import type { Clock } from '../util/clock.js';
-import type { GatewayRuntime } from '../plugin/runtime.js';
+import type { GatewayRuntime } from '../contracts/runtime.js';
 import type { JsonRpcOutput } from '../jsonrpc/json-rpc-engine.js';
 import type { MountedGateway, MountOptions } from './mount.js';
 

@@ -1,5 +1,5 @@
 import { Observable } from 'rxjs';
-import type { RequestContext } from '../types.js';
+import type { RequestContext } from '../contracts/request-context.js';
 import type { MountedGateway } from './mount.js';
 import type { Drains, UpstreamDrain } from './drains.js';
 

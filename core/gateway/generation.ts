@@ -1,15 +1,15 @@
 import type { Observable } from 'rxjs';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/types.js';
-import type { Network, NetworkFamily, RequestContext } from '../types.js';
+import type { Network, NetworkFamily, RequestContext } from '../contracts/request-context.js';
 import { NetworkDirectory } from '../network/network-directory.js';
 import type { EmbeddedUpstreams } from '../network/embedded-upstreams.js';
 import { buildNetworks } from '../network/build-networks.js';
 import { createNetworkRpc } from '../network/network-rpc.js';
 import { buildPipeline, type BuiltPipeline } from '../pipeline/pipeline.js';
-import type { StageDefinition, StageDependencies } from '../pipeline/stage.js';
+import type { StageDefinition, StageDependencies } from '../contracts/stage.js';
 import { createJsonRpcEngine } from '../jsonrpc/json-rpc-engine.js';
-import type { ContextInit, GatewayRuntime, KeyCheck } from '../plugin/runtime.js';
+import type { ContextInit, GatewayRuntime, KeyCheck } from '../contracts/runtime.js';
 import { createKeyCheck } from '../keys/key-check.js';
 import type { Drains, UpstreamDrain } from './drains.js';
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { GatewayConfig, GatewayConfigInput } from '../config/types.js';
 import { ConfigError, loadConfigFile, resolveConfig } from '../config/load-config.js';
-import type { NetworkFamily } from '../types.js';
+import type { NetworkFamily } from '../contracts/request-context.js';
 import type { Generation } from './generation.js';
 
 /** What the reloader needs of the gateway it reloads. */
