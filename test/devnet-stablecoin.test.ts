@@ -60,7 +60,7 @@ t.test("USDC's metadata and EIP-712 domain: 6 decimals, a name and version 2", a
   t.equal(coin.decimals, 6);
   t.equal(
     await read<Hex>('DOMAIN_SEPARATOR'),
-    hashDomain({ domain: { name: coin.name, version: coin.version, chainId: anvil.chainId, verifyingContract: coin.address }, types: { EIP712Domain: [
+    hashDomain({ domain: { name: coin.name, version: coin.version, chainId: BigInt(anvil.chainId), verifyingContract: coin.address }, types: { EIP712Domain: [
       { name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' },
     ] } }),
   );
