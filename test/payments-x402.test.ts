@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -232,7 +232,7 @@ class DiesOnFirstAdd extends MemoryPaidCredits {
   }
 }
 
-async function crashAndRecover(t: Tap.Test, journal: PaymentJournal, reopen: () => PaymentJournal): Promise<void> {
+async function crashAndRecover(t: Test, journal: PaymentJournal, reopen: () => PaymentJournal): Promise<void> {
   const dying = desk({ journal, credits: new DiesOnFirstAdd() });
   const before = await balanceOf(payTo);
   const { header: h, payload } = await pay(offered());

@@ -8,14 +8,14 @@
  * @packageDocumentation
  */
 export { payments, PaymentDeskToken, type PaymentsOptions, type PaymentsPlugin } from './plugin.js';
-export { PAYMENTS_PLUGIN, resolvePaymentsSettings, type PaymentsSettings, type ResolvedPaymentsSettings, type BundleOffer, type UrlFacilitatorSettings, type EmbeddedFacilitatorSettings } from './settings.js';
+export { PAYMENTS_PLUGIN, resolvePaymentsSettings, type PaymentsSettings, type ResolvedPaymentsSettings, type BundleOffer, type UrlFacilitatorSettings, type EmbeddedFacilitatorSettings, type FacilitatorChoice, type ResolvedUrlFacilitator, type ResolvedEmbeddedFacilitator } from './settings.js';
 export { OfferBook, requirementsOf, X402_VERSION, type PricedBundle } from './offers.js';
 export { FacilitatorUnavailableError, type PaymentFacilitator } from './facilitator.js';
 export { urlFacilitator, type UrlFacilitatorOptions } from './url-facilitator.js';
 export { embeddedFacilitator, type EmbeddedFacilitator, type EmbeddedFacilitatorOptions } from './embedded-facilitator.js';
 export { paymentIdOf, type PaymentJournal, type JournalEntry, type SettledPayment, type PaymentState } from './payment-journal.js';
 export { MemoryPaymentJournal } from './memory-payment-journal.js';
-export { SqlitePaymentJournal, type JournalDatabase } from './sqlite-payment-journal.js';
+export { SqlitePaymentJournal, type JournalDatabase, type JournalStatement, type JournalRunResult } from './sqlite-payment-journal.js';
 export { MemoryPaidCredits, type PaidCredits } from './paid-credits.js';
 export { PaymentDesk, type PaymentDeskParts, type PaymentOutcome, type PaymentTaken } from './payment-desk.js';
 export { refusal, type PaymentRefusal, type PaymentRefusalCode } from './payment-refusal.js';

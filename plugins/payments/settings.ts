@@ -49,7 +49,27 @@ export interface PaymentsSettings {
   /** Bundles on sale, by plan name. A plan not named here sells nothing. */
   readonly offers?: Readonly<Record<string, readonly BundleOffer[]>>;
   /** Who verifies and settles payments: exactly one of `url` or `embedded`. */
-  readonly facilitator?: { readonly url?: UrlFacilitatorSettings; readonly embedded?: EmbeddedFacilitatorSettings };
+  readonly facilitator?: FacilitatorChoice;
+}
+
+/** The facilitator, as settings give it: exactly one member. */
+export interface FacilitatorChoice {
+  /** A facilitator by URL. */
+  readonly url?: UrlFacilitatorSettings;
+  /** The embedded facilitator. */
+  readonly embedded?: EmbeddedFacilitatorSettings;
+}
+
+/** The facilitator by URL, resolved. */
+export interface ResolvedUrlFacilitator extends Required<UrlFacilitatorSettings> {
+  /** Discriminant. */
+  readonly kind: 'url';
+}
+
+/** The embedded facilitator, resolved. */
+export interface ResolvedEmbeddedFacilitator extends Required<EmbeddedFacilitatorSettings> {
+  /** Discriminant. */
+  readonly kind: 'embedded';
 }
 
 /** Settings with every default applied. */
@@ -57,9 +77,7 @@ export interface ResolvedPaymentsSettings {
   /** See {@link PaymentsSettings.offers}; each offer with its `maxTimeoutSeconds`. */
   readonly offers: Readonly<Record<string, ReadonlyArray<Required<BundleOffer>>>>;
   /** See {@link PaymentsSettings.facilitator}. */
-  readonly facilitator:
-    | { readonly kind: 'url'; readonly url: string; readonly timeoutMs: number }
-    | { readonly kind: 'embedded'; readonly rpcUrl: string; readonly settlementKey: string; readonly confirmationTimeoutMs: number };
+  readonly facilitator: ResolvedUrlFacilitator | ResolvedEmbeddedFacilitator;
 }
 
 const address = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', problem: 'must be a 20-byte hex address (0x and 40 hex digits)' } as const;

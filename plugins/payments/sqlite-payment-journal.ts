@@ -1,15 +1,27 @@
 import type { JournalEntry, PaymentJournal, PaymentState, SettledPayment } from './payment-journal.js';
 
+/** What running a statement reports. */
+export interface JournalRunResult {
+  /** Rows it changed. */
+  readonly changes: number;
+}
+
+/** The parts of a better-sqlite3 statement the journal uses. */
+export interface JournalStatement {
+  /** Runs it. */
+  run(...params: unknown[]): JournalRunResult;
+  /** The first row, if any. */
+  get(...params: unknown[]): unknown;
+  /** Every row. */
+  all(...params: unknown[]): unknown[];
+}
+
 /** The parts of a better-sqlite3 connection the journal uses (the SQLite store's `store.db` has them). */
 export interface JournalDatabase {
   /** Runs SQL text. */
   exec(sql: string): unknown;
   /** Prepares a statement. */
-  prepare(sql: string): {
-    run(...params: unknown[]): { readonly changes: number };
-    get(...params: unknown[]): unknown;
-    all(...params: unknown[]): unknown[];
-  };
+  prepare(sql: string): JournalStatement;
 }
 
 // Its own table, made on first open, beside the store's (as the dedup marks are).
@@ -61,10 +73,10 @@ function entryOf(row: Row): JournalEntry {
  * `credited` one update conditioned on `settled`, so two workers never both win either step.
  */
 export class SqlitePaymentJournal implements PaymentJournal {
-  readonly #insert;
-  readonly #credit;
-  readonly #get;
-  readonly #uncredited;
+  readonly #insert: JournalStatement;
+  readonly #credit: JournalStatement;
+  readonly #get: JournalStatement;
+  readonly #uncredited: JournalStatement;
 
   constructor(db: JournalDatabase) {
     db.exec(SCHEMA);
