@@ -139,6 +139,17 @@ t.test('a payment signed by the x402 client is verified and settled on Anvil, th
   });
 });
 
+t.test('the same payment sent twice at once: one is taken, the other refused, credited once', async (t) => {
+  const { desk: d, credits } = desk();
+  const before = await balanceOf(payTo);
+  const { header: h } = await pay(offered());
+  const outcomes = await Promise.all([d.pay('acme', 'pro', h), d.pay('acme', 'pro', h)]);
+  t.equal(outcomes.filter((o) => o.ok).length, 1, 'one taken');
+  t.equal(outcomes.filter((o) => !o.ok).length, 1, 'one refused');
+  t.equal(await credits.balance('acme'), CREDITS);
+  t.equal(await balanceOf(payTo), before + PRICE, 'paid once');
+});
+
 t.test('refused payments: the reason, nothing settled, nothing credited', async (t) => {
   const cases: Array<{ name: string; make: () => Promise<{ header: string; payer: Address; nonce: Hex }>; code: string; reason?: string }> = [
     {
