@@ -4,7 +4,7 @@ import { resolveConfig } from '../config/load-config.js';
 import { Tokens, type TollgatePlugin } from '../contracts/plugin.js';
 import { EmbeddedUpstreams } from '../network/embedded-upstreams.js';
 import { systemClock } from '../util/clock.js';
-import { coreContainer } from './create-gateway.js';
+import { coreContainer } from './core-container.js';
 
 /** A configuration whose embedded upstreams run, and how to stop them. */
 export interface PinnedUpstreams {

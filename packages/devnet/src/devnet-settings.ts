@@ -28,6 +28,8 @@ export interface DevnetSettings {
   readonly seed?: boolean;
   /** Extra `Ping` logs to seed, e.g. 12,000 to cross a 10,000-result eth_getLogs limit (default 0). */
   readonly bulkLogs?: number;
+  /** Deploy the test stablecoin (EIP-3009) and fund the demo x402 payer while seeding (default false). */
+  readonly stablecoin?: boolean;
   /** Bor validators' signers for `bor` (default: the dev accounts). */
   readonly signers?: readonly BorSignerInput[];
   /** Further Anvil options (binary, extra args, timeouts...). Code only: not read from a config file. */
@@ -70,6 +72,7 @@ const ANVIL_PROPERTIES = {
   hardfork: nonEmptyString,
   seed: boolean,
   bulkLogs: nonNegativeInteger,
+  stablecoin: boolean,
   signers: {
     type: 'array',
     items: { anyOf: [address, { type: 'object', additionalProperties: false, required: ['signer'], properties: { signer: address, power: integer, accum: integer, ID: integer } }] },
@@ -177,7 +180,7 @@ export function resolveDevnetSettings(layers: readonly DevnetSettings[], default
   for (const key of ANVIL_KEYS) if (merged[key] !== undefined) anvil[key] = merged[key];
   return {
     anvil: anvil as AnvilOptions,
-    seed: merged.seed === false ? false : { bulkLogs: merged.bulkLogs ?? 0 },
+    seed: merged.seed === false ? false : { bulkLogs: merged.bulkLogs ?? 0, stablecoin: merged.stablecoin ?? false },
     signers: merged.signers,
   };
 }

@@ -10,6 +10,8 @@ export interface AbiParameter {
   readonly internalType?: string;
   /** For event parameters: whether it is a topic. */
   readonly indexed?: boolean;
+  /** For a tuple (a struct): its members. */
+  readonly components?: readonly AbiParameter[];
 }
 
 /** One entry of a contract ABI (function, event, error, constructor). */

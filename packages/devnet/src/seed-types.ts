@@ -1,5 +1,6 @@
 import type { Address, Hex } from './abi-words.js';
 import type { SeedContractArtifact } from './seed-contract-artifact.js';
+import type { DevnetStablecoin } from './stablecoin.js';
 
 /** One transaction the seed sent, as its receipt reports it. */
 export interface SeededTransaction {
@@ -119,6 +120,11 @@ export interface DevnetSeed {
     /** `fail(false)`: returns true. */
     readonly succeed: Hex;
   };
+  /**
+   * The test stablecoin (EIP-3009, 6 decimals) and its funded demo payer, deployed in two blocks after
+   * the bulk logs when seeding with `stablecoin: true`; `undefined` otherwise.
+   */
+  readonly stablecoin: DevnetStablecoin | undefined;
   /** The latest block once seeding finished. */
   readonly latestBlock: number;
 }
@@ -132,4 +138,9 @@ export interface SeedOptions {
   readonly bulkLogs?: number;
   /** Most `Ping` logs per bulk transaction (default 5,000: about 9.5 M gas). */
   readonly logsPerTransaction?: number;
+  /**
+   * Deploy the test stablecoin and fund the demo x402 payer (default false: its deployment and mint add
+   * blocks and a `Transfer` log that a chain seeded for other tests does not expect).
+   */
+  readonly stablecoin?: boolean;
 }

@@ -2,6 +2,7 @@ import { abiWord, bytes32, encodeCall, encodeErrorString, encodePanic, quantity,
 import { JsonRpcClient } from './json-rpc-client.js';
 import { SEED_CONTRACT } from './seed-contract.js';
 import type { DevnetSeed, SeedOptions, SeededLogs, SeededTransaction } from './seed-types.js';
+import { seedStablecoin } from './stablecoin.js';
 
 /** The reason string of the seed contract's `fail(true)` (`require(!yes, ...)` in `tollgate-seed.sol`). */
 export const SEED_REVERT_REASON = 'tollgate: seeded revert';
@@ -109,7 +110,7 @@ class Seeder {
 /**
  * Seeds a fresh Anvil (or any node with unlocked accounts and `evm_mine`): deploys the seed contract and
  * sends value transfers of three transaction types and event-emitting calls, then optionally `bulkLogs`
- * more `Ping` logs. Automine is switched off while seeding so that chosen transactions share a block,
+ * more `Ping` logs and (with `stablecoin: true`) the test stablecoin with its funded x402 payer. Automine is switched off while seeding so that chosen transactions share a block,
  * and restored afterwards; under interval mining the groups may split, and the returned facts still
  * describe where each transaction really landed.
  *
@@ -175,6 +176,8 @@ async function seed(s: Seeder, options: SeedOptions): Promise<DevnetSeed> {
       bulk.push(summarize(receipt as Receipt));
     }
 
+    const stablecoin = options.stablecoin === true ? await seedStablecoin(s, account(0)) : undefined;
+
     const [eip1559Transfer, legacyTransfer, accessList] = transfers.map(summarize) as [SeededTransaction, SeededTransaction, SeededTransaction];
     const [ping, pingOther] = pings.map(summarize) as [SeededTransaction, SeededTransaction];
     const head = await s.rpc<BlockHead>('eth_getBlockByNumber', ['latest', false]);
@@ -199,6 +202,7 @@ async function seed(s: Seeder, options: SeedOptions): Promise<DevnetSeed> {
       panic: { call: selectors.panic, code: 1, data: encodePanic(1) },
       customError: { call: encodeCall(selectors.deny, abiWord(7)), data: encodeCall(SEED_CONTRACT.deniedSelector, abiWord(zero), abiWord(7)) },
       calls: { gasLeft: selectors.gasLeft, pings: selectors.pings, succeed: encodeCall(selectors.fail, abiWord(false)) },
+      stablecoin,
       latestBlock: Number(BigInt(await s.rpc<Hex>('eth_blockNumber'))),
     };
   } finally {

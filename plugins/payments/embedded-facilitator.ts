@@ -1,0 +1,64 @@
+import { FacilitatorUnavailableError, type PaymentFacilitator } from './facilitator.js';
+import { viem, viemAccounts, x402Evm, x402EvmFacilitator, x402Facilitator } from './peers.js';
+import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from './x402-types.js';
+
+/** Options of {@link embeddedFacilitator}. */
+export interface EmbeddedFacilitatorOptions {
+  /** The EVM JSON-RPC URL settlement transactions are sent through (and reads are made on). */
+  readonly rpcUrl: string;
+  /** The operator's settlement key: it signs settlement transactions and pays their gas. */
+  readonly settlementKey: `0x${string}`;
+  /** The CAIP-2 networks it settles on (`eip155:8453`); a payment on another is refused. */
+  readonly networks: readonly Network[];
+  /** How long a settlement waits for its receipt, in ms. */
+  readonly confirmationTimeoutMs: number;
+}
+
+/** An embedded facilitator, with the address that pays for settlements. */
+export interface EmbeddedFacilitator extends PaymentFacilitator {
+  /** The settlement key's address (it needs the chain's native coin for gas). */
+  readonly address: `0x${string}`;
+}
+
+/**
+ * A facilitator inside the gateway: `@x402/evm`'s exact-scheme facilitator (EIP-3009
+ * `transferWithAuthorization`, and Permit2) under `@x402/core`'s `x402Facilitator`, signing with the
+ * operator's settlement key and sending through `rpcUrl`. Its verify simulates the transfer on chain,
+ * so an empty wallet is refused before anything is sent; its settle checks the signature, recipient,
+ * amount and validity window again, sends the transaction and waits for its receipt.
+ */
+export function embeddedFacilitator(options: EmbeddedFacilitatorOptions): EmbeddedFacilitator {
+  const account = viemAccounts.privateKeyToAccount(options.settlementKey);
+  const wallet = viem.createWalletClient({ account, transport: viem.http(options.rpcUrl, { retryCount: 0 }) }).extend(viem.publicActions);
+  const signer = x402Evm.toFacilitatorEvmSigner(
+    {
+      address: account.address,
+      readContract: (args) => wallet.readContract(args as never),
+      verifyTypedData: (args) => wallet.verifyTypedData(args as never),
+      writeContract: (args) => wallet.writeContract({ ...args, chain: null } as never),
+      sendTransaction: (args) => wallet.sendTransaction({ ...args, chain: null }),
+      waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
+      getCode: (args) => wallet.getCode(args),
+    },
+    { confirmationTimeoutMs: options.confirmationTimeoutMs },
+  );
+  const facilitator = new x402Facilitator.x402Facilitator().register([...options.networks], new x402EvmFacilitator.ExactEvmScheme(signer));
+  return {
+    kind: 'embedded',
+    address: account.address,
+    async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
+      try {
+        return await facilitator.verify(payload, requirements);
+      } catch (error) {
+        throw new FacilitatorUnavailableError('verify', (error as Error).message, { cause: error });
+      }
+    },
+    async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
+      try {
+        return await facilitator.settle(payload, requirements);
+      } catch (error) {
+        throw new FacilitatorUnavailableError('settle', (error as Error).message, { cause: error });
+      }
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import type { InjectionToken } from '../../core/plugin-api.js';
+import { PluginError, type TollgatePlugin } from '../../core/plugin-api.js';
+import { embeddedFacilitator } from './embedded-facilitator.js';
+import type { PaymentFacilitator } from './facilitator.js';
+import { MemoryPaymentJournal } from './memory-payment-journal.js';
+import { OfferBook } from './offers.js';
+import { MemoryPaidCredits, type PaidCredits } from './paid-credits.js';
+import { PaymentDesk } from './payment-desk.js';
+import type { PaymentJournal } from './payment-journal.js';
+import { PAYMENTS_PLUGIN, resolvePaymentsSettings, type PaymentsSettings, type ResolvedPaymentsSettings } from './settings.js';
+import { urlFacilitator } from './url-facilitator.js';
+import type { Network } from './x402-types.js';
+
+/** The container token of the started plugin's {@link PaymentDesk}. */
+export const PaymentDeskToken = Symbol.for('tollgate.payments.PaymentDesk') as InjectionToken<PaymentDesk>;
+
+/** `payments({...})`: the settings, and parts given in code only. */
+export interface PaymentsOptions extends PaymentsSettings {
+  /** The journal (default in memory; {@link SqlitePaymentJournal} on the SQLite store's database keeps it). */
+  readonly journal?: PaymentJournal;
+  /** Where bought credits go (default in memory, until the ledgers hold a paid balance). */
+  readonly credits?: PaidCredits;
+}
+
+/** The payments plugin, with its desk once started. */
+export interface PaymentsPlugin extends TollgatePlugin {
+  /**
+   * The started desk.
+   *
+   * @throws Error before the plugin's gateway started it.
+   */
+  readonly desk: PaymentDesk;
+}
+
+function facilitatorOf(settings: ResolvedPaymentsSettings): PaymentFacilitator {
+  const { facilitator } = settings;
+  if (facilitator.kind === 'url') return urlFacilitator({ url: facilitator.url, timeoutMs: facilitator.timeoutMs });
+  const networks = [...new Set(Object.values(settings.offers).flatMap((list) => list.map((offer) => offer.network as Network)))];
+  return embeddedFacilitator({
+    rpcUrl: facilitator.rpcUrl,
+    settlementKey: facilitator.settlementKey as `0x${string}`,
+    networks,
+    confirmationTimeoutMs: facilitator.confirmationTimeoutMs,
+  });
+}
+
+/**
+ * x402 payments that buy credit bundles: the offers by plan, a facilitator (by URL or embedded), the
+ * payment journal, and the desk that takes a payment exactly once. On start it credits what the journal
+ * holds as settled and not credited. The core's 402 does not offer the bundles yet (see the README).
+ *
+ * @example
+ * ```ts
+ * payments({
+ *   offers: { pro: [{ credits: 100_000, price: '1000000', asset: USDC, network: 'eip155:8453', payTo, name: 'USD Coin', version: '2' }] },
+ *   facilitator: { url: { url: 'https://x402.org/facilitator' } },
+ * });
+ * ```
+ */
+export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
+  const { journal, credits, ...settingsPart } = options;
+  let settings: ResolvedPaymentsSettings | undefined;
+  let desk: PaymentDesk | undefined;
+  const started = (): PaymentDesk => {
+    if (desk === undefined) throw new Error('the payments plugin is not started in a gateway yet');
+    return desk;
+  };
+  return {
+    name: PAYMENTS_PLUGIN,
+    get desk(): PaymentDesk {
+      return started();
+    },
+    register(container, config) {
+      settings = resolvePaymentsSettings([settingsPart, config.plugins[PAYMENTS_PLUGIN]]);
+      container.register(PaymentDeskToken, { useFactory: () => started() });
+    },
+    async start(gateway) {
+      const resolved = settings as ResolvedPaymentsSettings;
+      desk = new PaymentDesk({ offers: new OfferBook(resolved.offers), facilitator: facilitatorOf(resolved), journal: journal ?? new MemoryPaymentJournal(), credits: credits ?? new MemoryPaidCredits() });
+      try {
+        const recovered = await desk.recover();
+        if (recovered > 0) gateway.logger.info({ recovered }, 'payments: credited payments settled before a restart');
+      } catch (error) {
+        throw new PluginError(`${PAYMENTS_PLUGIN}: recovering settled payments failed: ${(error as Error).message}`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN, cause: error });
+      }
+    },
+  };
+}
