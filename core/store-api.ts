@@ -1,7 +1,7 @@
 /**
  * For authors of stores: the credit ledger, rate limiter, key store and usage recorder contracts, the
- * in-memory implementations, and the helpers every store needs (debit ids, UTC days, key hashes). Import it
- * as `tollgate/store`.
+ * filter, pin and dedup-mark stores families use, the in-memory implementations, and the helpers every
+ * store needs (debit ids, UTC days, key hashes). Import it as `tollgate/store`.
  *
  * @packageDocumentation
  */
@@ -15,6 +15,11 @@ export type { KeyStore, ApiKeyRecord, Plan } from './keys/keys.js';
 export { KeyRegistryToken, LayeredKeyStore, apiKeyHash, recordOf, type KeyRegistry, type StoredKey, type KeyChanges } from './keys/key-registry.js';
 export { PlanRegistryToken, MemoryPlanRegistry, definedOf, type PlanRegistry, type StoredPlan, type PlanChanges, type PlanChangeListener } from './keys/plan-registry.js';
 export { type UsageRecorder, type UsageTotals, type UsageEvent, type UsageRow, MemoryUsageRecorder, daysBetween } from './usage/usage.js';
+export type { KeyChangeListener } from './keys/keys.js';
+export type { FilterStore, StoredFilter, FilterLimits } from './network/filter-store.js';
+export { MemoryFilterStore, newFilterId } from './network/memory-filter-store.js';
+export { pinIdOf, type PinStore, type PinRecord, type PinAddResult, type PinStatusName, type PinSettlement, type PinSettleResult } from './network/pin-store.js';
+export type { DedupMarks } from './metering/dedup-marks.js';
 export { hashSecret, verifySecret } from './keys/secret-hash.js';
 export { instanceCachingFactory } from 'tsyringe';
 export type { SharedHeads, HeadKey, HeadListener } from './upstream/shared-heads.js';

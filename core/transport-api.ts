@@ -1,7 +1,8 @@
 /**
  * For authors of transports: the runtime a transport drives, the JSON-RPC input and output it exchanges
  * with the pipeline, and the HTTP kit the bundled transports share (body refusal, in-flight tracking, the
- * client address behind trusted proxies, key paths, the JSON member scanner). Import it as `tollgate/transport`.
+ * client address behind trusted proxies, key paths, secret checks, the JSON member scanner). Import it as
+ * `tollgate/transport`.
  *
  * @packageDocumentation
  */
@@ -9,6 +10,7 @@ import 'reflect-metadata';
 
 export type { Transport } from './plugin/plugin.js';
 export type { GatewayRuntime, ContextInit, KeyAccess, KeyCheck } from './plugin/runtime.js';
+export type { NetworkDirectory, AddressedNetwork } from './network/network-directory.js';
 export type { StreamOutcome } from './metering/call-accounting.js';
 export { InFlightResponses } from './http/in-flight.js';
 export { continueBody, refuseBody } from './http/body-refusal.js';
@@ -18,6 +20,7 @@ export { encodeError } from './jsonrpc/encode.js';
 export { type JsonRpcInput, type JsonRpcOutput, SERVED_BY_HEADER } from './jsonrpc/json-rpc-engine.js';
 export type { CancelSignal } from './context/cancel-signal.js';
 export { SecretVerifier, type SecretCheck } from './keys/secret-verifier.js';
+export { decodeSecretHash, SECRET_SCRYPT_PARAMS, type DecodedSecretHash } from './keys/secret-hash.js';
 export { objectMembers, arrayElements, memberRange, type JsonMember } from './jsonrpc/scan.js';
 export type { EventMeter, EventCharge, EventTaken, MeteredEvent, EventRefund } from './metering/event-meter.js';
 export type { MountOptions, MountedGateway, MountRoutes, NextHandler } from './gateway/mount.js';
