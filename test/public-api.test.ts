@@ -76,6 +76,12 @@ t.test('the embedders\' entry stays small', async (t) => {
   t.ok(exported.tollgate!.some((e) => e.name === 'createGateway'));
 });
 
+t.test('each plugin author\'s entry stays small', async (t) => {
+  for (const [subpath, names] of Object.entries(exported)) {
+    if (subpath !== 'tollgate') t.ok(names.length <= 70, `${subpath} exports ${names.length} names (at most 70)`);
+  }
+});
+
 t.test('every value an entry exports is used outside the core', async (t) => {
   for (const [subpath, names] of Object.entries(exported)) {
     const unused = names.filter((e) => e.value && !imported.has(e.name) && !named(e.name)).map((e) => e.name);
