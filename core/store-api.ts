@@ -1,7 +1,7 @@
 /**
  * For authors of stores: the credit ledger, rate limiter, key store and usage recorder contracts, the
- * filter, pin and dedup-mark stores families use, the in-memory implementations, and the helpers every
- * store needs (debit ids, UTC days, key hashes). Import it as `tollgate/store`.
+ * in-memory implementations, and the helpers every store needs (debit ids, UTC days, key hashes). Import it
+ * as `tollgate/store`. The filter, pin and dedup-mark stores that families use are here too.
  *
  * @packageDocumentation
  */
