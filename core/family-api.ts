@@ -9,10 +9,11 @@
  */
 import 'reflect-metadata';
 
-export type { MethodDefinition, NetworkFamily, HealthProbe, LimitsInput, NodeErrorInput, NodeErrorSettlement, BatchCodec, CallBatch, CallProtocol, NetworkMethod, NetworkRuntime } from './types.js';
-export type { SubscriptionSupport, SubscriptionMethod, SubscriptionIdFormat, StreamRequest, StreamContinuity, StreamAsk } from './network/subscription.js';
+export type { MethodDefinition, NetworkFamily, HealthProbe, LimitsInput, NodeErrorInput, NodeErrorSettlement, BatchCodec, CallBatch, CallProtocol, NetworkMethod, NetworkRuntime } from './contracts/request-context.js';
+export type { SubscriptionSupport, SubscriptionMethod, SubscriptionIdFormat, StreamRequest, StreamContinuity, StreamAsk } from './contracts/subscription.js';
 export { NodeAnswerError } from './jsonrpc/node-answer-error.js';
-export type { JsonRpcResponse, JsonRpcSuccess, JsonRpcFailure, JsonRpcErrorObject } from './jsonrpc/types.js';
-export type { AnswerHead } from './upstream/shared-heads.js';
+export type { JsonRpcResponse, JsonRpcSuccess, JsonRpcFailure } from './contracts/json-rpc.js';
+export type { JsonRpcErrorObject } from './errors/json-rpc-error.js';
+export type { AnswerHead } from './contracts/shared-heads.js';
 export { chargeOnceStage, type ChargeOnceOptions } from './pipeline/charge-once.js';
 export { CachePoliciesToken, type CacheScope, type ChainHead, type FamilyCachePolicies, type MethodCachePolicy } from './network/cache-policy.js';

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import type { GatewayConfig, GatewayConfigInput } from '../config/types.js';
 import { resolveConfig } from '../config/load-config.js';
-import { Tokens, type TollgatePlugin } from '../plugin/plugin.js';
+import { Tokens, type TollgatePlugin } from '../contracts/plugin.js';
 import { EmbeddedUpstreams } from '../network/embedded-upstreams.js';
 import { systemClock } from '../util/clock.js';
 import { coreContainer } from './create-gateway.js';

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { GatewayConfig, GatewayConfigInput } from '../config/types.js';
 import { ConfigError, loadConfigFile, resolveConfig } from '../config/load-config.js';
-import type { Network, NetworkFamily, Upstream } from '../types.js';
-import type { StageDependencies } from '../pipeline/stage.js';
+import type { Network, NetworkFamily } from '../contracts/request-context.js';
+import type { Upstream } from '../contracts/upstream.js';
+import type { StageDependencies } from '../contracts/stage.js';
 import type { EmbeddedUpstreams } from '../network/embedded-upstreams.js';
 import { buildNetworks } from '../network/build-networks.js';
 import { createNetworkRpc } from '../network/network-rpc.js';
