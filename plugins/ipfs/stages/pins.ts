@@ -1,5 +1,6 @@
 import { createUpstreamSender } from '../../../core/upstream-api.js';
-import { Errors, GatewayError, keyOf, pinIdOf, planOf, step, Tokens, type PinRecord, type PinStore, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
+import { Errors, GatewayError, keyOf, planOf, step, Tokens, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
+import { pinIdOf, type PinRecord, type PinStore } from '../../../core/store-api.js';
 import { parseContentPath } from '../content-path.js';
 import { IPFS_REQUEST } from '../context-keys.js';
 import { isIpfsNetwork } from '../family.js';
