@@ -6,9 +6,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { request } from 'undici';
+import { getGlobalDispatcher, request } from 'undici';
 import { cpuDelta, ownCpuTime, totalCpuTime } from './cpu.js';
-import { compare, summarize, type BenchOptions, type ComparisonReport, type RoundResult, type TargetReport } from './harness.js';
+import { summarizeProfile, type ProfileSummary } from './cpuprofile.js';
+import { compare, profilePath, summarize, type BenchOptions, type ComparisonReport, type RoundResult, type TargetReport } from './harness.js';
+import type { ServerHandle } from './processes.js';
 
 /** The bench key and secret of the file-storage gateway. */
 export const IPFS_KEY = 'bench-ipfs-key-0001';
@@ -56,22 +58,44 @@ export interface Transfer {
   readonly problem?: string;
 }
 
-/** One `cat` of `expected` bytes: its time, the bytes read, and what was wrong with it. */
-export async function cat(url: string, headers: Record<string, string>, expected: number): Promise<Transfer> {
+/**
+ * One `cat` of `expected` bytes: its time, the bytes read, and what was wrong with it. Every target is
+ * read by this one client: undici's dispatcher (the global keep-alive agent, one connection per target
+ * reused across cats) with a handler that only counts the bytes. It reads with no stream, async
+ * iterator or per-chunk promise, so the client takes as little CPU as it can: on a small machine the
+ * client, the relay and the node share the cores, and a heavy client would take the relay's share (the
+ * node's direct answer has no relay to starve).
+ */
+export function cat(url: string, headers: Record<string, string>, expected: number): Promise<Transfer> {
   const started = performance.now();
-  try {
-    const res = await request(url, { method: 'POST', headers, headersTimeout: 120_000, bodyTimeout: 120_000 });
+  const target = new URL(url);
+  return new Promise((resolve) => {
+    let status = 0;
     let bytes = 0;
-    for await (const chunk of res.body) bytes += (chunk as Buffer).length;
-    const ms = performance.now() - started;
-    const trailer = res.trailers['x-stream-error'];
-    if (res.statusCode !== 200) return { ms, bytes, problem: `HTTP ${res.statusCode}` };
-    if (trailer !== undefined && trailer !== '') return { ms, bytes, problem: `X-Stream-Error: ${String(trailer)}` };
-    if (bytes !== expected) return { ms, bytes, problem: `${bytes} bytes instead of ${expected}` };
-    return { ms, bytes };
-  } catch (error) {
-    return { ms: performance.now() - started, bytes: 0, problem: `connection error: ${(error as Error).message}` };
-  }
+    getGlobalDispatcher().dispatch(
+      { origin: target.origin, path: target.pathname + target.search, method: 'POST', headers, headersTimeout: 120_000, bodyTimeout: 120_000 },
+      {
+        onRequestStart() {},
+        onResponseStart(_controller, statusCode) {
+          status = statusCode;
+        },
+        onResponseData(_controller, chunk) {
+          bytes += chunk.length;
+        },
+        onResponseEnd(_controller, trailers) {
+          const ms = performance.now() - started;
+          const trailer = trailers['x-stream-error'];
+          if (status !== 200) resolve({ ms, bytes, problem: `HTTP ${status}` });
+          else if (trailer !== undefined && trailer !== '') resolve({ ms, bytes, problem: `X-Stream-Error: ${String(trailer)}` });
+          else if (bytes !== expected) resolve({ ms, bytes, problem: `${bytes} bytes instead of ${expected}` });
+          else resolve({ ms, bytes });
+        },
+        onResponseError(_controller, error) {
+          resolve({ ms: performance.now() - started, bytes: 0, problem: `connection error: ${error.message}` });
+        },
+      },
+    );
+  });
 }
 
 /** A process's resident memory (`VmRSS`) or its peak (`VmHWM`), in bytes; NaN when unreadable. */
@@ -191,6 +215,31 @@ export interface TransferRounds {
   readonly unit: string;
   /** The gateway/direct throughput goal. */
   readonly goal: number;
+  /**
+   * The server children to CPU-profile while measured (with `--profile`), each with the targets whose
+   * bytes it moves (the node moves every target's; a relay its own).
+   */
+  readonly profiled?: readonly ProfiledServer[];
+}
+
+/** A server child profiled by {@link transferRounds}, and the targets whose bytes it moves. */
+export interface ProfiledServer {
+  readonly server: ServerHandle;
+  readonly targets: readonly string[];
+}
+
+/**
+ * The profiles of `profiled`, read once their servers stopped (they write them as they stop), with the
+ * MiB each moved while profiled as its request count: the `us/req` of the printed summary is per MiB.
+ */
+export function transferProfiles(options: BenchOptions, profiled: readonly ProfiledServer[], measured: readonly TargetReport[]): Record<string, ProfileSummary> | undefined {
+  if (!options.profile) return undefined;
+  const profiles: Record<string, ProfileSummary> = {};
+  for (const { server, targets } of profiled) {
+    const mib = measured.filter((t) => targets.includes(t.name)).reduce((sum, t) => sum + t.rounds.reduce((s, r) => s + r.okPerSecond * r.seconds, 0), 0);
+    profiles[server.name] = { ...summarizeProfile(profilePath(server.name, options)), requests: Math.round(mib) };
+  }
+  return profiles;
 }
 
 /**
@@ -203,6 +252,8 @@ export async function transferRounds(options: BenchOptions, spec: TransferRounds
   const { baseline, resettable } = rssBaseline(gatewayPid);
   const rounds = new Map<string, RoundResult[]>(targets.map((t) => [t.name, []]));
   let peak = baseline;
+  // The profiles start right before the first measurement (priming and start-up stay out of them).
+  if (options.profile) for (const { server } of spec.profiled ?? []) server.signal('SIGUSR2');
   for (let round = 1; round <= options.rounds; round++) {
     for (const target of targets) {
       const watch = target.name === 'gateway' && gatewayPid !== undefined ? { pid: gatewayPid, hwm: resettable } : undefined;
