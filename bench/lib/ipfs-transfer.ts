@@ -3,7 +3,9 @@
  * streamed `add` upload, the gateway's resident memory, and one round's measurement of whole-file
  * transfers (throughput in MiB/s, CPU per MiB, RSS sampled throughout).
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { getGlobalDispatcher, request } from 'undici';
@@ -49,6 +51,55 @@ export async function addFile(apiUrl: string, bytes: number, headers: Record<str
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`adding the bench file failed: HTTP ${res.statusCode} ${text}`);
   return (JSON.parse(text.trim().split('\n').at(-1)!) as { Hash: string }).Hash;
+}
+
+/**
+ * Where the processes of a file-storage scenario run: the node on CPU 0, its clients (the bench itself,
+ * the bare relay, the gateway) on the others. The devnet's node takes more than one core by itself while
+ * it serves a cat (its block reads run on libuv's thread pool beside its main thread): left free on a
+ * 2-core machine, it gets both cores when read directly and has to give a relay's share back when read
+ * through one, so the comparison would measure the contention for the node's cores, not the relay. Pinned,
+ * the node has the same core in every target. Off with `BENCH_IPFS_CPU_PIN=0`, or without `taskset`
+ * (util-linux) or a second CPU.
+ */
+export class CpuPlacement {
+  readonly #cpus = availableParallelism();
+  readonly enabled = process.env.BENCH_IPFS_CPU_PIN !== '0' && this.#cpus >= 2 && CpuPlacement.#hasTaskset();
+
+  static #hasTaskset(): boolean {
+    try {
+      execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Puts every thread of the node's process on CPU 0. */
+  node(pid: number): void {
+    if (this.enabled) this.#pin(pid, '0');
+  }
+
+  /** Puts every thread of a client process (a relay, the bench) on the other CPUs. */
+  client(pid: number): void {
+    if (this.enabled) this.#pin(pid, `1-${this.#cpus - 1}`);
+  }
+
+  /** Gives the bench back every CPU. */
+  release(): void {
+    if (this.enabled) this.#pin(process.pid, `0-${this.#cpus - 1}`);
+  }
+
+  /** The note the report prints. */
+  note(): string {
+    return this.enabled
+      ? `CPUs: the node on CPU 0, the bench and the relays on CPU 1-${this.#cpus - 1} (taskset; BENCH_IPFS_CPU_PIN=0 leaves them free)`
+      : 'CPUs: not pinned (BENCH_IPFS_CPU_PIN=0, no taskset or one CPU): on 2 cores the node takes more than one, and a relay takes its share from the node';
+  }
+
+  #pin(pid: number, cpus: string): void {
+    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+  }
 }
 
 /** What one whole-file transfer gave. */
