@@ -2,7 +2,7 @@
  * `npm run bench [-- options]`: runs the scenarios of `bench/scenarios/`, prints a table per scenario and
  * writes everything measured to `bench/results/latest.json`. See bench/README.md.
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus as cpuInfo, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -29,6 +29,7 @@ const HELP = `Usage: npm run bench -- [options]
   --method <name>       JSON-RPC method: eth_chainId | eth_blockNumber (env BENCH_METHOD, default eth_chainId)
   --profile             CPU-profile the Node servers while measured; print where their time goes
   --json <file>         where to write the results (default bench/results/latest.json)
+  --baseline <dir>      a built checkout of an earlier Tollgate: http-instant adds its gateway as gateway-before
   --strict              exit 1 when a ratio misses its goal (default: only failed responses fail the run)
   -h, --help            this text
 
@@ -75,6 +76,7 @@ async function main(): Promise<number> {
       method: { type: 'string' },
       profile: { type: 'boolean', default: false },
       json: { type: 'string' },
+      baseline: { type: 'string' },
       strict: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -115,7 +117,9 @@ async function main(): Promise<number> {
     method: values.method ?? (env.BENCH_METHOD || 'eth_chainId'),
     profile: values.profile,
     profileDir: join(BENCH_DIR, 'results', 'profiles', stamp),
+    baseline: values.baseline === undefined ? undefined : resolve(values.baseline),
   };
+  if (options.baseline !== undefined && !existsSync(join(options.baseline, 'dist'))) fail(`--baseline ${options.baseline}: no dist/ there (clone, npm install and npm run build it first)`);
   if (options.duration <= 0) fail('--duration must be > 0');
   if (options.connections < 1) fail('--connections must be >= 1');
   if (options.rounds < 1) fail('--rounds must be >= 1');

@@ -7,14 +7,17 @@
  */
 import 'reflect-metadata';
 
-export { type CreditLedger, type DebitReceipt, type DebitResult, type DebitTaken, type DebitRefused, type Balance, utcDay, nextUtcMidnight, UtcDayCache } from './metering/credit-ledger.js';
+export { type CreditLedger, type DebitReceipt, type DebitResult, type DebitTaken, type DebitRefused, type Balance } from './contracts/credit-ledger.js';
+export { utcDay, nextUtcMidnight, UtcDayCache } from './util/utc-day.js';
 export { MemoryCreditLedger } from './metering/memory-credit-ledger.js';
 export { newDebitId } from './metering/debit-id.js';
-export { type RateLimiter, type RateDecision, type RateAllowed, type RateRefused, MemoryRateLimiter } from './metering/rate-limiter.js';
-export type { KeyStore, ApiKeyRecord, Plan } from './keys/keys.js';
+export { type RateLimiter, type RateDecision, type RateAllowed, type RateRefused } from './contracts/rate-limiter.js';
+export { MemoryRateLimiter } from './metering/rate-limiter.js';
+export type { KeyStore, ApiKeyRecord, Plan } from './contracts/keys.js';
 export { KeyRegistryToken, LayeredKeyStore, apiKeyHash, recordOf, type KeyRegistry, type StoredKey, type KeyChanges } from './keys/key-registry.js';
 export { PlanRegistryToken, MemoryPlanRegistry, definedOf, type PlanRegistry, type StoredPlan, type PlanChanges, type PlanChangeListener } from './keys/plan-registry.js';
-export { type UsageRecorder, type UsageTotals, type UsageEvent, type UsageRow, MemoryUsageRecorder, daysBetween } from './usage/usage.js';
+export { type UsageRecorder, type UsageTotals, type UsageEvent, type UsageRow } from './contracts/usage.js';
+export { MemoryUsageRecorder, daysBetween } from './usage/usage.js';
 export { hashSecret, verifySecret } from './keys/secret-hash.js';
 export { instanceCachingFactory } from 'tsyringe';
-export type { SharedHeads, HeadKey, HeadListener } from './upstream/shared-heads.js';
+export type { SharedHeads, HeadKey, HeadListener } from './contracts/shared-heads.js';

@@ -7,16 +7,16 @@
  */
 import 'reflect-metadata';
 
-export type { Transport } from './plugin/plugin.js';
-export type { GatewayRuntime, ContextInit, KeyAccess, KeyCheck } from './plugin/runtime.js';
-export type { StreamOutcome } from './metering/call-accounting.js';
+export type { Transport } from './contracts/plugin.js';
+export type { GatewayRuntime, ContextInit, KeyAccess, KeyCheck } from './contracts/runtime.js';
+export type { StreamOutcome } from './contracts/stream-outcome.js';
 export { InFlightResponses } from './http/in-flight.js';
 export { continueBody, refuseBody } from './http/body-refusal.js';
 export { clientAddress } from './http/client-address.js';
 export { apiKeyFromPath } from './keys/key-path.js';
 export { encodeError } from './jsonrpc/encode.js';
 export { type JsonRpcInput, type JsonRpcOutput, SERVED_BY_HEADER } from './jsonrpc/json-rpc-engine.js';
-export type { CancelSignal } from './context/cancel-signal.js';
+export type { CancelSignal } from './contracts/cancel-signal.js';
 export { SecretVerifier, type SecretCheck } from './keys/secret-verifier.js';
 export { objectMembers, arrayElements, memberRange, type JsonMember } from './jsonrpc/scan.js';
 export type { EventMeter, EventCharge, EventTaken, MeteredEvent, EventRefund } from './metering/event-meter.js';

@@ -7,9 +7,10 @@
 import 'reflect-metadata';
 
 export { createUpstreamSender, type UpstreamSender, type UpstreamAnswer, type UpstreamSenderOptions, type UpstreamSenderDependencies } from './upstream/upstream-sender.js';
-export { UpstreamFailure, type FailureKind } from './upstream/upstream-failure.js';
-export type { UpstreamSelector, UpstreamStatus } from './upstream/selector.js';
+export { UpstreamFailure, type FailureKind } from './contracts/upstream-failure.js';
+export type { UpstreamSelector, UpstreamStatus } from './contracts/selector.js';
 export { networkUnavailable } from './upstream/unavailable.js';
 export { probeUpstream, type ProbeOutcome, type ProbeOptions } from './upstream/probe.js';
-export type { Upstream, UpstreamChannel, UpstreamRequest, UpstreamSettings } from './types.js';
+export type { Upstream, UpstreamRequest, UpstreamSettings } from './contracts/upstream.js';
+export type { UpstreamChannel } from './contracts/call.js';
 export { AttemptObserverToken, type AttemptObserver, type AttemptEnd } from './upstream/attempt-observer.js';

@@ -1,13 +1,14 @@
 import t from 'tap';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkCore, FOLDER_IMPORTS } from '../.ci/check-core.js';
+import { checkCore, FOLDER_IMPORTS, tableCycles } from '../.ci/check-core.js';
 
-// The CI check that keeps the core's shape: it passes on the core as it is, and catches an import
-// cycle (type-only included), an import between folders that the folder table does not allow, a folder
-// the table does not know, an import of the package entry, and a network named in code.
+// The CI check that keeps the core's shape: it passes on the core as it is, and catches a folder table
+// that is no order (a cycle, an arrow to an unknown folder), an import cycle (type-only included), an
+// import between folders that the folder table does not allow, a folder the table does not know, an
+// import of the package entry, and a network named in code.
 t.test('the core as it is passes', async (t) => {
-  t.same(checkCore(), { cycles: [], folders: [], names: [] });
+  t.same(checkCore(), { table: [], cycles: [], folders: [], names: [] });
 });
 
 t.test('a type-only cycle, an untabled folder import, an unknown folder and a network name are each reported', async (t) => {
@@ -30,6 +31,21 @@ t.test('a type-only cycle, an untabled folder import, an unknown folder and a ne
   t.match(found.folders.join('\n'), /gateway\/h\.ts imports the package entry .*index\.ts/);
   t.equal(found.names.length, 1, 'the comment is not counted');
   t.match(found.names[0], /gateway\/g\.ts:2 names "execution reverted"/);
+});
+
+t.test('a folder table with a cycle, two-way or longer, or an arrow to an unknown folder is refused', async (t) => {
+  t.same(tableCycles(FOLDER_IMPORTS), [], 'the core\'s table is an order');
+  t.same(tableCycles({ util: [], keys: ['util', 'plugin'], plugin: ['keys'] }), ['keys -> plugin -> keys: the folder table is not an order']);
+  t.same(tableCycles({ a: ['b'], b: ['c'], c: ['a'], d: ['a'] }), ['a -> b -> c -> a: the folder table is not an order']);
+  t.same(tableCycles({ a: ['ghost'] }), ['a -> ghost: core/ghost/ is not in the table']);
+  // The code is checked against a table too, and a table that is no order fails the check even when the code follows it.
+  const dir = t.testdir();
+  const core = join(dir, 'core');
+  for (const folder of ['keys', 'plugin']) mkdirSync(join(core, folder), { recursive: true });
+  writeFileSync(join(core, 'keys', 'k.ts'), "import type { P } from '../plugin/p.js';\nexport type K = P;\n");
+  writeFileSync(join(core, 'plugin', 'p.ts'), "export type P = string;\n");
+  const found = checkCore(core, { keys: ['plugin'], plugin: ['keys'] });
+  t.same(found, { table: ['keys -> plugin -> keys: the folder table is not an order'], cycles: [], folders: [], names: [] });
 });
 
 t.test('docs/architecture.md shows the folder table the check enforces', async (t) => {

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { createGateway, Errors, GatewayError, type Gateway } from '../core/index.js';
 import { probeUpstream } from '../core/upstream-api.js';
 import { Tokens } from '../core/plugin-api.js';
-import type { UpstreamSettings } from '../core/types.js';
+import type { UpstreamSettings } from '../core/contracts/upstream.js';
 import type { FailoverSelector } from '../core/upstream/failover-selector.js';
 import { evmFamily } from '../plugins/evm/index.js';
 import { startTinyUpstream } from './helpers/tiny-upstream.js';

@@ -14,7 +14,7 @@ import { startAnvil } from '@tollgate/devnet';
 import { devnet } from '@tollgate/devnet';
 import { CORE_STAGES, Tokens, step, type StageDefinition } from '../core/plugin-api.js';
 import { type TollgatePlugin } from '../core/index.js';
-import { stepFunctionOf } from '../core/pipeline/stage.js';
+import { stepFunctionOf } from '../core/pipeline/stage-runner.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { wsTransport } from '../plugins/ws/index.js';
 import { evmFamily } from '../plugins/evm/index.js';

@@ -31,6 +31,12 @@ export interface BenchOptions {
   readonly profileDir: string;
   /** Only these targets (by name); all when undefined. */
   readonly targets?: readonly string[];
+  /**
+   * A built checkout of an earlier Tollgate (`--baseline <dir>`, with its own `node_modules` and `dist`):
+   * scenarios that support it add a `gateway-before` target, the same server script run from there, so a
+   * change is measured before and after in one run.
+   */
+  readonly baseline?: string;
 }
 
 /** A target as a scenario declares it: started only when selected. */
@@ -186,14 +192,14 @@ export function median(values: readonly number[]): number {
  * Spawns a Node server child (`bench/servers/<script>`). With `options.profile` set, it profiles its main
  * thread from the first measurement on and writes `<profileDir>/<name>.cpuprofile` when it stops.
  */
-export function startServer(name: string, script: string, args: Record<string, string>, options: BenchOptions): Promise<ServerHandle> {
+export function startServer(name: string, script: string, args: Record<string, string>, options: BenchOptions, cwd?: string): Promise<ServerHandle> {
   const env: Record<string, string> = {};
   if (options.profile) {
     mkdirSync(options.profileDir, { recursive: true });
     env.BENCH_CPU_PROFILE = profilePath(name, options);
   }
   const argv = Object.entries(args).map(([key, value]) => `--${key}=${value}`);
-  return spawnServer(name, script, { args: argv, env });
+  return spawnServer(name, script, { args: argv, env, cwd });
 }
 
 /** Where the profile of server `name` is written. */

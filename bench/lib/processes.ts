@@ -108,6 +108,8 @@ export interface SpawnOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** How long to wait for the READY line, ms. */
   readonly readyTimeoutMs?: number;
+  /** The checkout the script runs in (default: this one); `--baseline` runs an earlier build's servers. */
+  readonly cwd?: string;
 }
 
 const SETPRIV = '/usr/bin/setpriv';
@@ -120,13 +122,13 @@ const hasSetpriv = existsSync(SETPRIV);
 export function spawnChild(
   command: string,
   args: readonly string[],
-  options: { env?: Readonly<Record<string, string>>; deathSignal?: 'SIGTERM' | 'SIGKILL' } = {},
+  options: { env?: Readonly<Record<string, string>>; deathSignal?: 'SIGTERM' | 'SIGKILL'; cwd?: string } = {},
 ): ChildProcess {
   const [file, argv] = hasSetpriv
     ? [SETPRIV, ['--pdeathsig', (options.deathSignal ?? 'SIGKILL').slice(3), '--', command, ...args]]
     : [command, [...args]];
   const child = spawn(file, argv, {
-    cwd: REPO_ROOT,
+    cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -152,6 +154,7 @@ export function spawnServer(name: string, script: string, options: SpawnOptions 
   const child = spawnChild(process.execPath, [...(options.nodeArgs ?? []), ...sources, '--import', 'tsx', script, ...(options.args ?? [])], {
     env: options.env,
     deathSignal: 'SIGTERM',
+    cwd: options.cwd,
   });
   const exited = exitOf(child);
   let stderrTail = '';

@@ -12,23 +12,26 @@ import type { Scenario } from '../lib/scenario.js';
 const scenario: Scenario = {
   name: 'http-instant',
   description: 'real JSON-RPC calls over HTTP to an instantly answering node: direct vs bare proxy vs fastify proxy vs Tollgate gateway',
-  targets: ['direct', 'bare-proxy', 'fastify-proxy', 'gateway'],
+  targets: ['direct', 'bare-proxy', 'fastify-proxy', 'gateway', 'gateway-before'],
 
   async run(options: BenchOptions) {
     // The instant node answers whatever it is asked: any address and transaction hash will do.
     const reads: EvmReadTargets = { address: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', transaction: '0x88df016429689c079f3b2f6ad39fa052532c56795b733da78a91ebe6a713944b' };
     const direct: MixPaths = { evm: '/', solana: '/' };
+    if (options.baseline === undefined && options.targets?.includes('gateway-before') === true) throw new Error('the gateway-before target needs --baseline <dir>');
     const node = await startServer('instant-node', 'bench/servers/instant-node.ts', {}, { ...options, profile: false });
     try {
       const upstream = { upstream: node.url, connections: String(UPSTREAM_CONNECTIONS) };
-      const proxied = (name: string, description: string, script: string, paths: MixPaths = direct, args: Record<string, string> = upstream): TargetDefinition => ({
+      const proxied = (name: string, description: string, script: string, paths: MixPaths = direct, args: Record<string, string> = upstream, cwd?: string): TargetDefinition => ({
         name,
         description,
         async start() {
-          const server = await startServer(name, script, args, options);
+          const server = await startServer(name, script, args, options, cwd);
           return { url: server.url, request: mixRequest(paths, reads), serverPids: server.ready.pids, server };
         },
       });
+      const gatewayPaths: MixPaths = { evm: `/${BENCH_NETWORK}/v3/${BENCH_KEY}`, solana: `/${BENCH_SOLANA_NETWORK}/v3/${BENCH_KEY}` };
+      const gatewayArgs = { upstream: node.url, solana: node.url };
       const definitions: TargetDefinition[] = [
         {
           name: 'direct',
@@ -41,9 +44,12 @@ const scenario: Scenario = {
           'gateway',
           'Tollgate: httpTransport + evmFamily + solanaFamily, full pipeline, metered key',
           'bench/servers/gateway.ts',
-          { evm: `/${BENCH_NETWORK}/v3/${BENCH_KEY}`, solana: `/${BENCH_SOLANA_NETWORK}/v3/${BENCH_KEY}` },
-          { upstream: node.url, solana: node.url },
+          gatewayPaths,
+          gatewayArgs,
         ),
+        ...(options.baseline === undefined
+          ? []
+          : [proxied('gateway-before', `the same gateway built from ${options.baseline}`, 'bench/servers/gateway.ts', gatewayPaths, gatewayArgs, options.baseline)]),
       ];
       const outcome = await runTargets(
         definitions,
@@ -51,6 +57,7 @@ const scenario: Scenario = {
           { numerator: 'gateway', denominator: 'bare-proxy', goal: 0.9 },
           { numerator: 'gateway', denominator: 'fastify-proxy', goal: 1.5 },
           { numerator: 'gateway', denominator: 'direct' },
+          ...(options.baseline === undefined ? [] : [{ numerator: 'gateway', denominator: 'gateway-before' }]),
         ],
         options,
         node.ready.pids,

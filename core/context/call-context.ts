@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { ContextState, type Call, type CallBatch, type Compensation, type Credentials, type RequestContext, type RequestMeta, type UpstreamReply } from '../types.js';
-import type { ApiKeyRecord, Plan } from '../keys/keys.js';
-import type { MethodDefinition } from '../types.js';
-import type { Network } from '../types.js';
-import type { DebitReceipt } from '../metering/credit-ledger.js';
-import type { Upstream } from '../types.js';
+import { ContextState } from '../contracts/context-state.js';
+import { type Call, type Credentials, type RequestMeta } from '../contracts/call.js';
+import { type CallBatch, type Compensation, type RequestContext } from '../contracts/request-context.js';
+import { type UpstreamReply } from '../contracts/upstream.js';
+import type { ApiKeyRecord, Plan } from '../contracts/keys.js';
+import type { MethodDefinition } from '../contracts/request-context.js';
+import type { Network } from '../contracts/request-context.js';
+import type { DebitReceipt } from '../contracts/credit-ledger.js';
+import type { Upstream } from '../contracts/upstream.js';
 import type { GatewayError } from '../errors/gateway-error.js';
-import type { ContextInit } from '../plugin/runtime.js';
-import { CancelToken, type CancelSignal } from './cancel-signal.js';
+import type { ContextInit } from '../contracts/runtime.js';
+import { CancelToken } from './cancel-signal.js';
+import { type CancelSignal } from '../contracts/cancel-signal.js';
 
 const NO_META: RequestMeta = Object.freeze({});
 

@@ -1,7 +1,8 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { Errors } from '../errors/catalog.js';
-import type { ApiKeyRecord, Plan } from '../keys/keys.js';
-import type { MethodDefinition, RequestContext, Upstream, UpstreamReply } from '../types.js';
+import type { ApiKeyRecord, Plan } from '../contracts/keys.js';
+import type { MethodDefinition, RequestContext } from '../contracts/request-context.js';
+import type { Upstream, UpstreamReply } from '../contracts/upstream.js';
 
 // Typed reads of the context fields a core stage guarantees to later stages. A stage placed before the
 // one that sets a field gets a coded error naming both, not a TypeError on `undefined`.

@@ -1,5 +1,5 @@
 import type { ErrorEntry } from './catalog.js';
-import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
+import type { JsonRpcErrorObject } from './json-rpc-error.js';
 
 const BRAND = Symbol.for('tollgate.GatewayError');
 

@@ -1,10 +1,10 @@
 import { pino } from 'pino';
 import type { GatewayConfig, GatewayConfigInput } from '../config/types.js';
 import { resolveConfig } from '../config/load-config.js';
-import { Tokens, type TollgatePlugin } from '../plugin/plugin.js';
+import { Tokens, type TollgatePlugin } from '../contracts/plugin.js';
 import { EmbeddedUpstreams } from '../network/embedded-upstreams.js';
 import { systemClock } from '../util/clock.js';
-import { coreContainer } from './create-gateway.js';
+import { coreContainer } from './core-container.js';
 
 /** A configuration whose embedded upstreams run, and how to stop them. */
 export interface PinnedUpstreams {

@@ -3,9 +3,9 @@ import { ConfigError } from '../config/load-config.js';
 import type { GatewayConfig } from '../config/types.js';
 import { protectedNamespaces, unknownMethodsProblems } from '../config/unknown-methods.js';
 import { PluginError, type PluginErrorCode } from '../plugin/plugin-error.js';
-import type { NetworkFamily } from '../types.js';
-import { Tokens, type EmbeddedUpstreamProvider, type TollgatePlugin } from '../plugin/plugin.js';
-import type { StageDefinition } from '../pipeline/stage.js';
+import type { NetworkFamily } from '../contracts/request-context.js';
+import { Tokens, type EmbeddedUpstreamProvider, type TollgatePlugin } from '../contracts/plugin.js';
+import type { StageDefinition } from '../contracts/stage.js';
 import { orderStages } from '../pipeline/pipeline.js';
 
 /** One problem found while assembling a gateway: its line, and whether it is about the configuration's values. */

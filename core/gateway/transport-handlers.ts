@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import type { Transport } from '../plugin/plugin.js';
-import type { GatewayRuntime } from '../plugin/runtime.js';
+import type { Transport } from '../contracts/plugin.js';
+import type { GatewayRuntime } from '../contracts/runtime.js';
 import { Errors, type ErrorEntry } from '../errors/catalog.js';
 import { encodeError } from '../jsonrpc/encode.js';
 import { normalizePrefix, urlUnderPrefix, type MountedGateway, type MountRoutes } from './mount.js';

@@ -1,7 +1,8 @@
-import type { CallBatch, RequestContext, Upstream, UpstreamReply, UpstreamRequest } from '../types.js';
-import { UpstreamFailure } from '../upstream/upstream-failure.js';
-import type { CancelSignal } from '../context/cancel-signal.js';
-import { requestUpstream } from '../upstream/request-upstream.js';
+import type { CallBatch, RequestContext } from '../contracts/request-context.js';
+import type { Upstream, UpstreamReply, UpstreamRequest } from '../contracts/upstream.js';
+import { UpstreamFailure } from '../contracts/upstream-failure.js';
+import type { CancelSignal } from '../contracts/cancel-signal.js';
+import { requestUpstream } from '../context/request-upstream.js';
 
 /**
  * Longest time a call waiting in dispatch holds its upstream request for the batch's other calls that

@@ -1,4 +1,4 @@
-import type { JsonRpcErrorObject } from './types.js';
+import type { JsonRpcErrorObject } from '../errors/json-rpc-error.js';
 
 /** What one JSON-RPC answer says: its result, or the node's error. */
 export type JsonRpcAnswer =

@@ -1,4 +1,4 @@
-import type { JsonRpcId } from './types.js';
+import type { JsonRpcId } from '../contracts/json-rpc.js';
 
 /** Serialises a JSON-RPC request. */
 export function encodeRequest(id: JsonRpcId | undefined, method: string, params: unknown): string {

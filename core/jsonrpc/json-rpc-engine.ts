@@ -1,12 +1,12 @@
 import { Observable, defer, finalize, from, map, mergeMap, of, toArray, type Observer, type Subscriber, type TeardownLogic } from 'rxjs';
-import type { RequestContext } from '../types.js';
-import type { JsonRpcInput, JsonRpcOutput } from './json-rpc-io.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { JsonRpcInput, JsonRpcOutput } from '../contracts/json-rpc-io.js';
 import { Errors } from '../errors/catalog.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { ContextInit } from '../plugin/runtime.js';
+import type { ContextInit } from '../contracts/runtime.js';
 import { encodeError } from './encode.js';
 import { ClientBatch } from './client-batch.js';
-import type { JsonRpcId } from './types.js';
+import type { JsonRpcId } from '../contracts/json-rpc.js';
 import { replyOf } from '../context/context-access.js';
 
 export type { JsonRpcInput, JsonRpcOutput };

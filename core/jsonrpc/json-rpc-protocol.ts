@@ -1,5 +1,6 @@
-import type { BatchCodec, CallProtocol, NetworkFamily, RequestContext, UpstreamReply } from '../types.js';
-import { UpstreamFailure } from '../upstream/upstream-failure.js';
+import type { BatchCodec, CallProtocol, NetworkFamily, RequestContext } from '../contracts/request-context.js';
+import type { UpstreamReply } from '../contracts/upstream.js';
+import { UpstreamFailure } from '../contracts/upstream-failure.js';
 import { encodeRequest } from './encode.js';
 import { arrayElements, memberRange } from './scan.js';
 

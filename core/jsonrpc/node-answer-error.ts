@@ -1,4 +1,4 @@
-import type { JsonRpcErrorObject } from './types.js';
+import type { JsonRpcErrorObject } from '../errors/json-rpc-error.js';
 
 /**
  * A node's JSON-RPC error answer to a network's own call ({@link NetworkRuntime.rpc}): the node answered,

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, KeyStore } from './keys.js';
+import type { ApiKeyRecord, KeyStore } from '../contracts/keys.js';
 
 /** A {@link KeyStore} over a fixed map of keys, as given in the gateway config. */
 export class StaticKeyStore implements KeyStore {

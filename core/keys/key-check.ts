@@ -1,10 +1,11 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { Errors } from '../errors/catalog.js';
 import type { GatewayConfig } from '../config/types.js';
-import type { ApiKeyRecord, KeyStore } from './keys.js';
-import type { KeyAccess, KeyCheck } from '../plugin/runtime.js';
+import type { ApiKeyRecord, KeyStore } from '../contracts/keys.js';
+import type { KeyAccess, KeyCheck } from '../contracts/runtime.js';
 import { isPromise } from '../util/maybe-promise.js';
-import { planMap, type PlanLookup } from './plan-book.js';
+import { planMap } from './plan-book.js';
+import type { PlanLookup } from '../contracts/keys.js';
 
 /**
  * Admits a key record found in the key store: live, and on a plan the gateway serves. A key's plan is

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { InjectionToken } from 'tsyringe';
 import type { MaybePromise } from '../util/maybe-promise.js';
-import type { ApiKeyRecord, KeyChangeListener, KeyStore } from './keys.js';
+import type { ApiKeyRecord, KeyChangeListener, KeyStore } from '../contracts/keys.js';
 
 /**
  * A key as a {@link KeyRegistry} keeps it: never the API key or its secret, only their hashes (the API

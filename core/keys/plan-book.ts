@@ -1,10 +1,8 @@
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/types.js';
-import type { Plan } from './keys.js';
+import type { Plan, PlanLookup } from '../contracts/keys.js';
 import type { PlanRegistry } from './plan-registry.js';
 
-/** Finds a plan by name, synchronously (the key check runs it on every call). */
-export type PlanLookup = (name: string) => Plan | undefined;
 
 /** The config's plans by name, as the {@link Plan}s keys are checked against. */
 export function planMap(plans: Readonly<GatewayConfig['plans']>): Map<string, Plan> {

@@ -1,6 +1,6 @@
 import type { InjectionToken } from 'tsyringe';
 import type { MaybePromise } from '../util/maybe-promise.js';
-import type { Plan } from './keys.js';
+import type { Plan } from '../contracts/keys.js';
 
 /** A plan as a {@link PlanRegistry} keeps it: the plan and when it was created and last changed. */
 export interface StoredPlan extends Plan {

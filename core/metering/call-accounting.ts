@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../util/clock.js';
-import type { RequestContext } from '../types.js';
-import { usageOf, type CallObserver, type UsageEvent } from '../usage/usage.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import { usageOf } from '../usage/usage.js';
+import type { CallObserver, UsageEvent } from '../contracts/usage.js';
+import type { StreamOutcome } from '../contracts/stream-outcome.js';
 
 /**
  * Whether a finished call was answered with a stream: its bytes are known only once the transport
@@ -40,12 +42,4 @@ export function streamedCallRecorder(recordUsage: (event: UsageEvent) => void, c
     if (event === undefined) return;
     recordUsage({ ...event, bytes: outcome.bytes, failed: outcome.failed });
   };
-}
-
-/** How a streamed answer ended, as its transport saw it. */
-export interface StreamOutcome {
-  /** Bytes written to the client. */
-  readonly bytes: number;
-  /** Whether the stream ended early (the upstream failed or the client went away). */
-  readonly failed: boolean;
 }

@@ -1,8 +1,8 @@
 import type { Clock } from '../util/clock.js';
 import type { Logger } from 'pino';
-import type { CreditLedger, DebitResult } from './credit-ledger.js';
-import type { EventCharge, EventMeter, EventRefund, EventTaken, MeteredEvent } from './metered-event.js';
-import type { UsageEvent } from '../usage/usage.js';
+import type { CreditLedger, DebitResult } from '../contracts/credit-ledger.js';
+import type { EventCharge, EventMeter, EventRefund, EventTaken, MeteredEvent } from '../contracts/metered-event.js';
+import type { UsageEvent } from '../contracts/usage.js';
 import { isPromise } from '../util/maybe-promise.js';
 
 export type { MeteredEvent, EventMeter, EventCharge, EventTaken, EventRefund };

@@ -1,5 +1,5 @@
-import type { Balance, CreditLedger, DebitReceipt, DebitResult } from './credit-ledger.js';
-import { nextUtcMidnight, UtcDayCache } from './credit-ledger.js';
+import type { Balance, CreditLedger, DebitReceipt, DebitResult } from '../contracts/credit-ledger.js';
+import { nextUtcMidnight, UtcDayCache } from '../util/utc-day.js';
 import { newDebitId } from './debit-id.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { DedupMarks } from './dedup-marks.js';
+import type { DedupMarks } from '../contracts/dedup-marks.js';
 
 /** Sweep the expired marks once this many were made since the last sweep (keeps memory bounded by the window). */
 const SWEEP_EVERY = 1024;

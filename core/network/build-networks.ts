@@ -1,6 +1,7 @@
 import type { GatewayConfig } from '../config/types.js';
-import type { NetworkFamily } from '../types.js';
-import type { Network, Upstream } from '../types.js';
+import type { NetworkFamily } from '../contracts/request-context.js';
+import type { Network } from '../contracts/request-context.js';
+import type { Upstream } from '../contracts/upstream.js';
 import { ConfiguredNetwork, type NetworkRpc } from './network.js';
 import { PooledUpstream } from '../upstream/upstream.js';
 import type { EmbeddedUpstreams } from './embedded-upstreams.js';

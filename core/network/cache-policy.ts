@@ -4,7 +4,7 @@
  * @module
  */
 import type { InjectionToken } from 'tsyringe';
-import type { NetworkRuntime } from '../types.js';
+import type { NetworkRuntime } from '../contracts/request-context.js';
 
 /** The chain as the cache last saw it: the head and the finalized height. */
 export interface ChainHead {

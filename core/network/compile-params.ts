@@ -1,5 +1,5 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { MethodDefinition } from '../types.js';
+import type { MethodDefinition } from '../contracts/request-context.js';
 
 /** Checks a call's params; returns an error message naming the parameter, or undefined when valid. */
 export type ParamsValidator = (params: unknown) => string | undefined;

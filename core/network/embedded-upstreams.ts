@@ -1,5 +1,5 @@
 import type { NetworkConfig, UpstreamConfig } from '../config/types.js';
-import type { EmbeddedUpstreamInstance, EmbeddedUpstreamProvider } from '../plugin/plugin.js';
+import type { EmbeddedUpstreamInstance, EmbeddedUpstreamProvider } from '../contracts/plugin.js';
 import { PluginError } from '../plugin/plugin-error.js';
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FilterLimits, FilterStore, StoredFilter } from './filter-store.js';
+import type { FilterLimits, FilterStore, StoredFilter } from '../contracts/filter-store.js';
 
 interface Entry {
   spec: string;

@@ -1,4 +1,4 @@
-import { pinIdOf, type PinAddResult, type PinRecord, type PinSettlement, type PinSettleResult, type PinStore } from './pin-store.js';
+import { pinIdOf, type PinAddResult, type PinRecord, type PinSettlement, type PinSettleResult, type PinStore } from '../contracts/pin-store.js';
 
 function holds(pin: PinRecord): boolean {
   return pin.status !== 'failed';

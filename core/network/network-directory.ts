@@ -1,18 +1,11 @@
-import type { Network } from '../types.js';
-
-/** Where a request was addressed: the network, and the rest of the path after the network's prefix. */
-export interface AddressedNetwork {
-  /** The network. */
-  readonly network: Network;
-  /** The path after the network's prefix, starting with `/`. */
-  readonly rest: string;
-}
+import type { Network } from '../contracts/request-context.js';
+import type { AddressedNetwork, NetworkDirectory as Directory } from '../contracts/network-directory.js';
 
 /**
  * Finds the network a request addresses, by host name first and then by the longest matching path
  * prefix, so one gateway can serve `eth.example.com/v3/KEY` and `example.com/eth/v3/KEY` alike.
  */
-export class NetworkDirectory {
+export class NetworkDirectory implements Directory {
   readonly #byName = new Map<string, Network>();
   readonly #byHost = new Map<string, Network>();
   // Each prefix with its slash, so matching a request builds no string.

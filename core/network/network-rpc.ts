@@ -1,5 +1,5 @@
-import type { MethodDefinition, Network } from '../types.js';
-import type { StageDependencies } from '../pipeline/stage.js';
+import type { MethodDefinition, Network } from '../contracts/request-context.js';
+import type { StageDependencies } from '../contracts/stage.js';
 import type { NetworkRpc } from './network.js';
 import { CallContext } from '../context/call-context.js';
 import { isJsonRpcProtocol } from '../jsonrpc/json-rpc-protocol.js';

@@ -1,9 +1,9 @@
-import type { MethodDefinition, Network, NetworkFamily, NetworkMethod } from '../types.js';
+import type { MethodDefinition, Network, NetworkFamily, NetworkMethod } from '../contracts/request-context.js';
 import type { NetworkConfig } from '../config/types.js';
-import type { Upstream } from '../types.js';
+import type { Upstream } from '../contracts/upstream.js';
 import { compileParams } from './compile-params.js';
 import { callErrorTestOf, createJsonRpcProtocol } from '../jsonrpc/json-rpc-protocol.js';
-import type { CallProtocol } from '../types.js';
+import type { CallProtocol } from '../contracts/request-context.js';
 
 /**
  * How a network's own calls ({@link Network.rpc}) reach its upstreams: the gateway gives every network

@@ -1,5 +1,5 @@
 import type { Subscriber } from 'rxjs';
-import type { RequestContext } from '../types.js';
+import type { RequestContext } from '../contracts/request-context.js';
 import { isPromise } from '../util/maybe-promise.js';
 import { cancelledError } from './cancelled.js';
 import { runOperator, type OperatorEntry, type PipelineEntry } from './stage-runner.js';

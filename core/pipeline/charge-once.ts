@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { keyOf } from '../context/context-access.js';
-import { isPromise, step, type StageDefinition } from './stage.js';
-import type { RequestContext } from '../types.js';
-import type { DedupMarks } from '../metering/dedup-marks.js';
+import { isPromise } from '../util/maybe-promise.js';
+import { step } from './stage-runner.js';
+import { type StageDefinition } from '../contracts/stage.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { DedupMarks } from '../contracts/dedup-marks.js';
 
 /** What {@link chargeOnceStage} needs. */
 export interface ChargeOnceOptions {

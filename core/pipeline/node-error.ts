@@ -1,8 +1,9 @@
-import type { RequestContext, Upstream, UpstreamReply } from '../types.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { Upstream, UpstreamReply } from '../contracts/upstream.js';
 import type { Logger } from 'pino';
 import { decodeAnswer } from '../jsonrpc/decode.js';
 import { encodeRequest } from '../jsonrpc/encode.js';
-import { requestUpstream } from '../upstream/request-upstream.js';
+import { requestUpstream } from '../context/request-upstream.js';
 
 /** Error answers are small; a larger body is a result and is never parsed here. */
 const MAX_ERROR_BODY = 4096;

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../types.js';
+import type { RequestContext } from '../contracts/request-context.js';
 
 // The step each call is waiting in, when a stage built with step() runs as an operator (the composed
 // form, stagesOf piped and closed with settleCall). The fused run knows its pending step itself and

@@ -1,8 +1,8 @@
 import { Observable } from 'rxjs';
-import type { RequestContext } from '../types.js';
+import type { RequestContext } from '../contracts/request-context.js';
 import { failCall } from './settle.js';
-import { CORE_STAGES, type CoreStageName, type StageDefinition, type StageDependencies } from './stage.js';
-import { checkedStage, stepFunctionOf, type PipelineEntry, type Stage } from './stage-runner.js';
+import { CORE_STAGES, type CoreStageName, type Stage, type StageDefinition, type StageDependencies } from '../contracts/stage.js';
+import { checkedStage, stepFunctionOf, type PipelineEntry } from './stage-runner.js';
 import { CallRun, type RunOwner } from './call-run.js';
 import { authenticate } from './stages/authenticate.js';
 import { validate } from './stages/validate.js';

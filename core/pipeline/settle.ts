@@ -1,6 +1,6 @@
 import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import type { Logger } from 'pino';
-import type { RequestContext } from '../types.js';
+import type { RequestContext } from '../contracts/request-context.js';
 import { Errors } from '../errors/catalog.js';
 import { toGatewayError } from '../errors/gateway-error.js';
 import { cancelledError } from './cancelled.js';

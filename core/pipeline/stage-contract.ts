@@ -1,4 +1,4 @@
-import type { RequestContext } from '../types.js';
+import type { RequestContext } from '../contracts/request-context.js';
 import { Errors } from '../errors/catalog.js';
 import { GatewayError } from '../errors/gateway-error.js';
 

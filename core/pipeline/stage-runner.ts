@@ -1,24 +1,10 @@
-import { mergeMap, Observable, of, type OperatorFunction, type Subscription } from 'rxjs';
-import type { RequestContext } from '../types.js';
+import { mergeMap, Observable, of, type Subscription } from 'rxjs';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { Stage, StepFunction } from '../contracts/stage.js';
 import { isPromise, type MaybePromise } from '../util/maybe-promise.js';
 import { cancelledError } from './cancelled.js';
 import { trackStep } from './pending-step.js';
 import { completionViolation, emissionViolation } from './stage-contract.js';
-
-/**
- * A pipeline stage: an RxJS operator over contexts. A stage fails a call by emitting a `GatewayError`.
- *
- * The pipeline applies a stage to each call on its own: the operator's source emits that call's context
- * once and completes, so `retry` re-runs only this stage's own work and `timeout` bounds only it. The
- * operator must emit that same context exactly once; emitting nothing, twice or another object fails the
- * call with `STAGE_CONTRACT_VIOLATED` instead of leaving the client without an answer, or with two. Both
- * the gateway's run and the composed form (`stagesOf` closed with `settleCall`) check it where the stage
- * runs, so the call fails there, before any later stage (dispatch, the node) runs.
- */
-export type Stage = OperatorFunction<RequestContext, RequestContext>;
-
-/** The function behind a stage built with {@link step}, so the pipeline can run such stages in one loop. */
-export type StepFunction = (ctx: RequestContext) => MaybePromise<void>;
 
 /** An operator stage as the pipeline runs it: applied to one call at a time, under its name for errors. */
 export interface OperatorEntry {

@@ -1,5 +1,6 @@
-import type { RequestContext, Upstream, UpstreamReply } from '../types.js';
-import type { UpstreamSelector } from './selector.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { Upstream, UpstreamReply } from '../contracts/upstream.js';
+import type { UpstreamSelector } from '../contracts/selector.js';
 import { decodeAnswer } from '../jsonrpc/decode.js';
 
 /** An answer that showed a head below the floor: the head it showed, and the floor. */

@@ -1,7 +1,7 @@
 import type { InjectionToken } from 'tsyringe';
-import type { RequestContext } from '../types.js';
-import type { Upstream } from '../types.js';
-import type { UpstreamFailure } from './upstream-failure.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { Upstream } from '../contracts/upstream.js';
+import type { UpstreamFailure } from '../contracts/upstream-failure.js';
 
 /** Ends one upstream attempt: `undefined` when the upstream answered, the failure otherwise. */
 export type AttemptEnd = (failure: UpstreamFailure | undefined) => void;

@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/types.js';
-import type { RequestContext } from '../types.js';
-import type { Network } from '../types.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { Network } from '../contracts/request-context.js';
 import { failoverEligible, resolveFailoverSettings } from './failover-settings.js';
 import { NetworkHealth } from './network-health.js';
-import type { UpstreamSelector, UpstreamStatus } from './selector.js';
-import type { Upstream } from '../types.js';
-import type { UpstreamFailure } from './upstream-failure.js';
+import type { UpstreamSelector, UpstreamStatus } from '../contracts/selector.js';
+import type { Upstream } from '../contracts/upstream.js';
+import type { UpstreamFailure } from '../contracts/upstream-failure.js';
 import type { UpstreamHealth } from './upstream-health.js';
-import type { SharedHeads } from './shared-heads.js';
+import type { SharedHeads } from '../contracts/shared-heads.js';
 
 /** Options of {@link FailoverSelector}. */
 export interface FailoverSelectorOptions {

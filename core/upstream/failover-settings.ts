@@ -1,5 +1,5 @@
 import type { GatewayConfig, HedgeConfig, NetworkConfig } from '../config/types.js';
-import type { RequestContext } from '../types.js';
+import type { RequestContext } from '../contracts/request-context.js';
 import type { CircuitBreakerSettings } from './circuit-breaker.js';
 
 /** Active probe settings of a network. */

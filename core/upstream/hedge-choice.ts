@@ -1,6 +1,7 @@
-import type { RequestContext, Upstream } from '../types.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { Upstream } from '../contracts/upstream.js';
 import type { FailoverSettings } from './failover-settings.js';
-import type { UpstreamSelector } from './selector.js';
+import type { UpstreamSelector } from '../contracts/selector.js';
 
 /**
  * How long a hedged read waits for its first upstream before asking a second: `latencyMultiplier` times

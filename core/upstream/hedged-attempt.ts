@@ -1,6 +1,8 @@
-import type { Upstream, UpstreamReply } from '../types.js';
-import { CancelToken, type CancelSignal } from '../context/cancel-signal.js';
-import { asUpstreamFailure, type UpstreamFailure } from './upstream-failure.js';
+import type { Upstream, UpstreamReply } from '../contracts/upstream.js';
+import { CancelToken } from '../context/cancel-signal.js';
+import { type CancelSignal } from '../contracts/cancel-signal.js';
+import { asUpstreamFailure } from './classify-failure.js';
+import { type UpstreamFailure } from '../contracts/upstream-failure.js';
 
 /** One attempt a hedge may start: its upstream, and how to send to it under a signal of its own. */
 export interface HedgeLeg {

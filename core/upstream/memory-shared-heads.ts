@@ -1,4 +1,4 @@
-import type { HeadKey, HeadListener, SharedHeads } from './shared-heads.js';
+import type { HeadKey, HeadListener, SharedHeads } from '../contracts/shared-heads.js';
 
 /** The map key of a {@link HeadKey}. */
 function keyOf(key: HeadKey): string {

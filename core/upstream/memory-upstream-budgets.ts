@@ -1,5 +1,5 @@
-import { utcDay } from '../metering/credit-ledger.js';
-import type { BudgetTake, UpstreamBudgets } from './upstream-budgets.js';
+import { utcDay } from '../util/utc-day.js';
+import type { BudgetTake, UpstreamBudgets } from '../contracts/upstream-budgets.js';
 
 interface Counts {
   second: number;

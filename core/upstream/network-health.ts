@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import type { Network } from '../types.js';
-import type { RequestContext } from '../types.js';
+import type { Network } from '../contracts/request-context.js';
+import type { RequestContext } from '../contracts/request-context.js';
 import { hasHealthCall, probeUpstream } from './probe.js';
 import type { FailoverSettings } from './failover-settings.js';
 import { UpstreamHealth } from './upstream-health.js';
-import type { Upstream } from '../types.js';
-import type { UpstreamFailure } from './upstream-failure.js';
+import type { Upstream } from '../contracts/upstream.js';
+import type { UpstreamFailure } from '../contracts/upstream-failure.js';
 
 const EMPTY: readonly Upstream[] = Object.freeze([]);
 

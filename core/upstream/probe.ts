@@ -1,9 +1,11 @@
-import type { HealthProbe, Network, Upstream, UpstreamReply, UpstreamRequest } from '../types.js';
+import type { HealthProbe, Network } from '../contracts/request-context.js';
+import type { Upstream, UpstreamReply, UpstreamRequest } from '../contracts/upstream.js';
 import { CallContext } from '../context/call-context.js';
 import { isJsonRpcProtocol } from '../jsonrpc/json-rpc-protocol.js';
 import { encodeRequest } from '../jsonrpc/encode.js';
 import { decodeAnswer, type JsonRpcAnswer } from '../jsonrpc/decode.js';
-import { asUpstreamFailure, UpstreamFailure } from './upstream-failure.js';
+import { asUpstreamFailure } from './classify-failure.js';
+import { UpstreamFailure } from '../contracts/upstream-failure.js';
 
 /** What a probe of one upstream found. */
 export type ProbeOutcome =

@@ -1,10 +1,11 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { Errors } from '../errors/catalog.js';
-import type { Network, Upstream, UpstreamReply } from '../types.js';
+import type { Network } from '../contracts/request-context.js';
+import type { Upstream, UpstreamReply } from '../contracts/upstream.js';
 import type { BehindAnswer } from './answer-head.js';
-import type { UpstreamSelector } from './selector.js';
+import type { UpstreamSelector } from '../contracts/selector.js';
 import { networkUnavailable } from './unavailable.js';
-import type { UpstreamFailure } from './upstream-failure.js';
+import type { UpstreamFailure } from '../contracts/upstream-failure.js';
 
 /**
  * What one call's attempts met when none gave the client an answer: the sender records it attempt by

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { Errors } from '../errors/catalog.js';
-import type { Network } from '../types.js';
-import type { UpstreamSelector } from './selector.js';
+import type { Network } from '../contracts/request-context.js';
+import type { UpstreamSelector } from '../contracts/selector.js';
 
 /**
  * The error of a call no upstream of `network` could serve: HTTP 503, `-33503`, with a `Retry-After`

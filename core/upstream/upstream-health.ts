@@ -1,6 +1,6 @@
 import { CircuitBreaker, type CircuitBreakerSettings } from './circuit-breaker.js';
-import type { Upstream } from '../types.js';
-import type { FailureKind } from './upstream-failure.js';
+import type { Upstream } from '../contracts/upstream.js';
+import type { FailureKind } from '../contracts/upstream-failure.js';
 
 /** Counters of one upstream, since the gateway started. */
 export interface UpstreamCounters {

@@ -2,18 +2,20 @@ import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { GatewayConfig } from '../config/types.js';
-import type { MethodDefinition, Network, RequestContext, Upstream, UpstreamReply, UpstreamRequest } from '../types.js';
+import type { MethodDefinition, Network, RequestContext } from '../contracts/request-context.js';
+import type { Upstream, UpstreamReply, UpstreamRequest } from '../contracts/upstream.js';
 import { resolveFailoverSettings, type FailoverSettings } from './failover-settings.js';
-import { asUpstreamFailure, type UpstreamFailure } from './upstream-failure.js';
+import { asUpstreamFailure } from './classify-failure.js';
+import { type UpstreamFailure } from '../contracts/upstream-failure.js';
 import { AttemptObserverToken, type AttemptEnd } from './attempt-observer.js';
 import { candidatesOf, methodOf } from '../context/context-access.js';
-import { requestUpstream } from './request-upstream.js';
+import { requestUpstream } from '../context/request-upstream.js';
 import { answerBehind } from './answer-head.js';
 import { hedgedAttempt } from './hedged-attempt.js';
 import { hedgeDelay, hedgeTarget } from './hedge-choice.js';
-import type { UpstreamSelector } from './selector.js';
-import { Tokens } from '../plugin/plugin.js';
-import type { UpstreamBudget, UpstreamBudgets } from './upstream-budgets.js';
+import type { UpstreamSelector } from '../contracts/selector.js';
+import { Tokens } from '../contracts/plugin.js';
+import type { UpstreamBudget, UpstreamBudgets } from '../contracts/upstream-budgets.js';
 import { sendEnding, type SendRecord } from './send-ending.js';
 
 /** How many times one call asks a node again whose answers show a rising head still below the floor. */

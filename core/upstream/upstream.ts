@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Pool, errors, type Dispatcher } from 'undici';
-import type { Upstream, UpstreamReply, UpstreamRequest, UpstreamSettings } from '../types.js';
-import { classifyTransportError } from './upstream-failure.js';
-import type { CancelSignal } from '../context/cancel-signal.js';
+import type { Upstream, UpstreamReply, UpstreamRequest, UpstreamSettings } from '../contracts/upstream.js';
+import { classifyTransportError } from './classify-failure.js';
+import type { CancelSignal } from '../contracts/cancel-signal.js';
 
 const { RequestAbortedError } = errors;
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { UsageEvent, UsageRecorder } from './usage.js';
+import type { UsageEvent, UsageRecorder } from '../contracts/usage.js';
 import { isPromise } from '../util/maybe-promise.js';
 
 /**

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { guardChild } from '../../packages/devnet/src/orphan-guard.js';
 import { freePort } from '@tollgate/devnet';
 
@@ -74,9 +77,13 @@ function gone(child: ChildProcess | undefined): Promise<void> {
 
 /**
  * Starts `redis-server --port N --bind 127.0.0.1 --save '' --appendonly no` on a free port and waits
- * for "ready to accept"; retries another port if the one picked was taken meanwhile.
+ * for "ready to accept"; retries another port if the one picked was taken meanwhile. Its working folder
+ * is a temporary one of its own (removed by `stop()`; `--dir` in `extraArgs` wins): even without `--save`
+ * a master writes a snapshot for a replica's first sync, and that file must not land in the checkout.
  */
 export async function startRedisServer(extraArgs: readonly string[] = []): Promise<RedisServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-redis-'));
+  extraArgs = ['--dir', dir, ...extraArgs];
   let child: ChildProcess | undefined;
   let port = 0;
   for (let attempt = 1; child === undefined; attempt++) {
@@ -84,7 +91,10 @@ export async function startRedisServer(extraArgs: readonly string[] = []): Promi
     try {
       child = await launch(port, extraArgs);
     } catch (error) {
-      if (attempt >= 3) throw error;
+      if (attempt >= 3) {
+        rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
     }
   }
   let current: ChildProcess | undefined = child;
@@ -116,6 +126,7 @@ export async function startRedisServer(extraArgs: readonly string[] = []): Promi
     async stop() {
       stopped = true;
       await kill();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,7 +1,9 @@
-import type { RequestContext } from '../../types.js';
-import { isPromise, step, type Stage, type StageDependencies } from '../stage.js';
+import type { RequestContext } from '../../contracts/request-context.js';
+import { isPromise } from '../../util/maybe-promise.js';
+import { step } from '../stage-runner.js';
+import { type Stage, type StageDependencies } from '../../contracts/stage.js';
 import { createKeyAdmission, createKeyCheck } from '../../keys/key-check.js';
-import type { KeyAccess } from '../../plugin/runtime.js';
+import type { KeyAccess } from '../../contracts/runtime.js';
 
 /**
  * Resolves the client's API key to its record and plan. Unknown, missing and revoked keys, and keys on a

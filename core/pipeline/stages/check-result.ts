@@ -1,7 +1,8 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { Errors } from '../../errors/catalog.js';
-import type { JsonRpcResponse } from '../../jsonrpc/types.js';
-import { step, type Stage } from '../stage.js';
+import type { JsonRpcResponse } from '../../contracts/json-rpc.js';
+import { step } from '../stage-runner.js';
+import { type Stage } from '../../contracts/stage.js';
 import { methodOf, replyOf } from '../../context/context-access.js';
 
 /**

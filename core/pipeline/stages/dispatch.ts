@@ -1,5 +1,6 @@
-import type { CallBatch, RequestContext } from '../../types.js';
-import { step, type Stage, type StageDependencies } from '../stage.js';
+import type { CallBatch, RequestContext } from '../../contracts/request-context.js';
+import { step } from '../stage-runner.js';
+import { type Stage, type StageDependencies } from '../../contracts/stage.js';
 import { createUpstreamSender } from '../../upstream/upstream-sender.js';
 import { settleNodeError } from '../node-error.js';
 

@@ -1,5 +1,6 @@
-import type { Network } from '../../types.js';
-import { step, type Stage } from '../stage.js';
+import type { Network } from '../../contracts/request-context.js';
+import { step } from '../stage-runner.js';
+import { type Stage } from '../../contracts/stage.js';
 import { methodOf } from '../../context/context-access.js';
 
 /**

@@ -1,9 +1,11 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { Errors } from '../../errors/catalog.js';
-import type { RequestContext } from '../../types.js';
-import type { DebitResult } from '../../metering/credit-ledger.js';
-import type { RateDecision } from '../../metering/rate-limiter.js';
-import { isPromise, step, type Stage, type StageDependencies } from '../stage.js';
+import type { RequestContext } from '../../contracts/request-context.js';
+import type { DebitResult } from '../../contracts/credit-ledger.js';
+import type { RateDecision } from '../../contracts/rate-limiter.js';
+import { isPromise } from '../../util/maybe-promise.js';
+import { step } from '../stage-runner.js';
+import { type Stage, type StageDependencies } from '../../contracts/stage.js';
 import { keyOf, methodOf, planOf } from '../../context/context-access.js';
 
 /**

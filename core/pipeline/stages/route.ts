@@ -1,7 +1,9 @@
 import { networkUnavailable } from '../../upstream/unavailable.js';
-import type { UpstreamSelector } from '../../upstream/selector.js';
-import type { RequestContext, Upstream } from '../../types.js';
-import { step, type Stage, type StageDependencies } from '../stage.js';
+import type { UpstreamSelector } from '../../contracts/selector.js';
+import type { RequestContext } from '../../contracts/request-context.js';
+import type { Upstream } from '../../contracts/upstream.js';
+import { step } from '../stage-runner.js';
+import { type Stage, type StageDependencies } from '../../contracts/stage.js';
 
 /**
  * The candidates that may have reached the head the call needs (its method's `minHead`): those known to

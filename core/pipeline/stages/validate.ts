@@ -1,8 +1,9 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { Errors } from '../../errors/catalog.js';
-import { step, type Stage } from '../stage.js';
+import { step } from '../stage-runner.js';
+import { type Stage } from '../../contracts/stage.js';
 import { forwards, protectedNamespaces, type ProtectedNamespaces } from '../../config/unknown-methods.js';
-import type { MethodDefinition, Network, NetworkMethod, RequestContext } from '../../types.js';
+import type { MethodDefinition, Network, NetworkMethod, RequestContext } from '../../contracts/request-context.js';
 
 const NO_PARAMS: readonly unknown[] = Object.freeze([]);
 

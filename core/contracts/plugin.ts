@@ -3,20 +3,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { GatewayConfig, NetworkConfig } from '../config/types.js';
-import type { NetworkFamily } from '../types.js';
-import type { StageDefinition } from '../pipeline/stage.js';
-import type { KeyStore } from '../keys/keys.js';
-import type { CreditLedger } from '../metering/credit-ledger.js';
-import type { RateLimiter } from '../metering/rate-limiter.js';
+import type { NetworkFamily } from './request-context.js';
+import type { StageDefinition } from './stage.js';
+import type { KeyStore } from './keys.js';
+import type { CreditLedger } from './credit-ledger.js';
+import type { RateLimiter } from './rate-limiter.js';
 import type { Clock } from '../util/clock.js';
-import type { UpstreamSelector } from '../upstream/selector.js';
-import type { SharedHeads } from '../upstream/shared-heads.js';
-import type { UpstreamBudgets } from '../upstream/upstream-budgets.js';
-import type { DedupMarks } from '../metering/dedup-marks.js';
+import type { UpstreamSelector } from './selector.js';
+import type { SharedHeads } from './shared-heads.js';
+import type { UpstreamBudgets } from './upstream-budgets.js';
+import type { DedupMarks } from './dedup-marks.js';
 import type { GatewayRuntime } from './runtime.js';
-import type { CallObserver, UsageRecorder } from '../usage/usage.js';
-import type { FilterStore } from '../network/filter-store.js';
-import type { PinStore } from '../network/pin-store.js';
+import type { CallObserver, UsageRecorder } from './usage.js';
+import type { FilterStore } from './filter-store.js';
+import type { PinStore } from './pin-store.js';
 
 /**
  * A Tollgate plugin: registers providers (families, transports, stages, stores, embedded upstreams) into

@@ -43,3 +43,6 @@ export interface KeyStore {
    */
   watch?(listener: KeyChangeListener): () => void;
 }
+
+/** Finds a plan by name, synchronously (the key check runs it on every call). */
+export type PlanLookup = (name: string) => Plan | undefined;

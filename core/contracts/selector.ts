@@ -1,6 +1,6 @@
-import type { RequestContext } from '../types.js';
-import type { Network } from '../types.js';
-import type { Upstream } from '../types.js';
+import type { RequestContext } from './request-context.js';
+import type { Network } from './request-context.js';
+import type { Upstream } from './upstream.js';
 import type { UpstreamFailure } from './upstream-failure.js';
 
 /** What operators see of one upstream (served by an admin endpoint, exported as metrics). */

@@ -3,16 +3,17 @@ import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { GatewayConfig, GatewayConfigInput } from '../config/types.js';
 import type { Clock } from '../util/clock.js';
-import type { Call, CallBatch, Credentials, RequestContext, RequestMeta } from '../types.js';
-import type { Network } from '../types.js';
-import type { NetworkDirectory } from '../network/network-directory.js';
-import type { JsonRpcInput, JsonRpcOutput } from '../jsonrpc/json-rpc-io.js';
-import type { EventMeter, EventRefund } from '../metering/metered-event.js';
-import type { UsageEvent } from '../usage/usage.js';
-import type { ApiKeyRecord, Plan } from '../keys/keys.js';
+import type { Call, Credentials, RequestMeta } from './call.js';
+import type { CallBatch, RequestContext } from './request-context.js';
+import type { Network } from './request-context.js';
+import type { NetworkDirectory } from './network-directory.js';
+import type { JsonRpcInput, JsonRpcOutput } from './json-rpc-io.js';
+import type { EventMeter, EventRefund } from './metered-event.js';
+import type { UsageEvent } from './usage.js';
+import type { ApiKeyRecord, Plan } from './keys.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
-import type { Stage } from '../pipeline/stage.js';
-import type { StreamOutcome } from '../metering/call-accounting.js';
+import type { Stage } from './stage.js';
+import type { StreamOutcome } from './stream-outcome.js';
 
 /** A key found, live, and on a plan the gateway serves. */
 export interface KeyAccess {

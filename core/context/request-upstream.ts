@@ -1,5 +1,6 @@
-import type { RequestContext, Upstream, UpstreamReply, UpstreamRequest } from '../types.js';
-import type { CancelSignal } from '../context/cancel-signal.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { Upstream, UpstreamReply, UpstreamRequest } from '../contracts/upstream.js';
+import type { CancelSignal } from '../contracts/cancel-signal.js';
 
 /**
  * Sends one upstream request of `ctx`: through the channel its transport offers (`ctx.meta.channel`,

@@ -1,4 +1,5 @@
-import type { Credentials, Network, RequestContext, RequestMeta } from '../types.js';
+import type { Credentials, RequestMeta } from './call.js';
+import type { Network, RequestContext } from './request-context.js';
 
 /** A JSON-RPC body addressed to a network. */
 export interface JsonRpcInput {

@@ -1,6 +1,6 @@
 import type { MaybePromise } from '../util/maybe-promise.js';
 import type { DebitReceipt, DebitRefused } from './credit-ledger.js';
-import type { ApiKeyRecord, Plan } from '../keys/keys.js';
+import type { ApiKeyRecord, Plan } from './keys.js';
 
 /**
  * Something delivered to a client outside a call, and charged on its own: an event of a subscription,

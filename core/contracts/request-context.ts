@@ -1,99 +1,20 @@
-// The request context and the contracts it references: methods and families, networks, upstreams and
-// the call protocol. They refer to one another, so they live in one file and no import cycle forms.
-import type { DebitReceipt } from './metering/credit-ledger.js';
-import type { ApiKeyRecord, Plan } from './keys/keys.js';
-import type { JsonRpcId } from './jsonrpc/types.js';
-import type { JsonRpcErrorObject, JsonRpcResponse } from './jsonrpc/types.js';
-import type { UpstreamFailure } from './upstream/upstream-failure.js';
-import type { MaybePromise, JsonSchema } from './util/maybe-promise.js';
-import { GatewayError } from './errors/gateway-error.js';
-import type { CancelSignal } from './context/cancel-signal.js';
-import { Errors } from './errors/catalog.js';
-import type { GatewayConfig, NetworkConfig } from './config/types.js';
-import type { SubscriptionSupport } from './network/subscription.js';
-import type { AnswerHead } from './upstream/shared-heads.js';
-import type { UpstreamBudget } from './upstream/upstream-budgets.js';
-
-/** What the client sent to authenticate: the key from the URL, and for some APIs a secret. */
-export interface Credentials {
-  /** The API key, as the client sent it. Never log it: log {@link ApiKeyRecord.id} instead. */
-  readonly apiKey: string | undefined;
-  /** The key's secret (HTTP basic password), when the interface uses one. */
-  readonly secret?: string | undefined;
-  /** Where the transport expects the key, for the error a call without one gets (`the URL: /v3/<API_KEY>`). */
-  readonly keyHint?: string | undefined;
-}
-
-/** Facts about the client connection that stages may consult (allowlists, logs). */
-export interface RequestMeta {
-  /** The `Origin` header, if any. */
-  readonly origin?: string | undefined;
-  /** The `User-Agent` header, if any. */
-  readonly userAgent?: string | undefined;
-  /** The client's address. */
-  readonly remoteAddress?: string | undefined;
-  /** All request headers, lower-cased names. */
-  readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
-  /**
-   * State of the client's long-lived connection (a WebSocket), shared by every call made on it: the
-   * transport creates one per connection, and stages keep per-connection state there under their
-   * {@link ContextKey} (the subscriptions a connection holds, for instance). Absent for one-shot requests.
-   */
-  readonly connection?: ContextState;
-  /**
-   * Another way for this client's calls to reach upstreams than their own {@link Upstream.request}: a
-   * transport that holds connections sets one (a pool of persistent connections to the nodes, for
-   * instance), and every upstream attempt of its calls, alone or in a batch, is offered to it first (see
-   * {@link UpstreamChannel}). Absent: every attempt uses the upstream's own request.
-   */
-  readonly channel?: UpstreamChannel;
-}
-
-/**
- * A road to upstreams that a transport offers for its calls (see {@link RequestMeta.channel}), beside
- * each upstream's own {@link Upstream.request}. Dispatch offers it every attempt under the same rules
- * as any other: the selector admits the upstream first and learns the outcome, failures fail over, a
- * call that may have been received is never resent when it is not idempotent, and cancelling the call
- * aborts `signal`.
- */
-export interface UpstreamChannel {
-  /**
-   * Sends `request` to `upstream` and resolves with the reply as {@link Upstream.request} would give it
-   * (the same status, the same ids in the body), or rejects with an `UpstreamFailure` (`connect`,
-   * `reset` or `timeout`, with `maybeReceived` true once the request may have left). Returns undefined,
-   * synchronously, when the channel cannot carry this request now (no connection to that upstream yet, a
-   * request it does not carry): the attempt then goes by `upstream.request`, so a channel that is down
-   * never fails a call by itself. When `signal` aborts, the request is dropped and the promise rejects.
-   */
-  request(upstream: Upstream, request: UpstreamRequest, timeoutMs: number, signal: CancelSignal): Promise<UpstreamReply> | undefined;
-}
-
-/** One call: a JSON-RPC request, or a command of another API (the file-storage API, for instance). */
-export interface Call {
-  /** Method or command name. */
-  readonly method: string;
-  /** Parameters as the client sent them. A `limits` hook may replace them (see {@link RequestContext.params}). */
-  readonly params: unknown;
-  /** JSON-RPC id; `undefined` for a notification, or for a call of a non-JSON-RPC API. */
-  readonly id?: JsonRpcId | undefined;
-  /** The client's exact bytes for this call, forwarded unchanged when nothing was rewritten. */
-  readonly raw?: Uint8Array | undefined;
-}
-
-/** The answer an upstream gave, as bytes (for JSON-RPC: the whole response envelope). */
-export interface UpstreamReply {
-  /** HTTP status the upstream answered with. */
-  readonly status: number;
-  /** Response headers the upstream sent. */
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** The response body; a stream for streaming APIs. */
-  readonly body: Uint8Array | NodeJS.ReadableStream;
-  /**
-   * Trailers the upstream sent after a streamed body (a stream error reported after the status was sent, for instance), complete
-   * once the body has ended; absent when the upstream client does not expose them.
-   */
-  readonly trailers?: Readonly<Record<string, string | string[] | undefined>>;
-}
+// The request context and the contracts that refer back to it: methods and families, networks and the
+// call protocol. They refer to one another, so they live in one file and no import cycle forms; what they
+// refer to without being referred back (the call, upstreams, context state) has a file of its own.
+import type { DebitReceipt } from './credit-ledger.js';
+import type { ApiKeyRecord, Plan } from './keys.js';
+import type { JsonRpcErrorObject } from '../errors/json-rpc-error.js';
+import type { JsonRpcResponse } from './json-rpc.js';
+import type { UpstreamFailure } from './upstream-failure.js';
+import type { MaybePromise, JsonSchema } from '../util/maybe-promise.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { CancelSignal } from './cancel-signal.js';
+import type { GatewayConfig, NetworkConfig } from '../config/types.js';
+import type { SubscriptionSupport } from './subscription.js';
+import type { AnswerHead } from './shared-heads.js';
+import type { ContextKey, ContextState } from './context-state.js';
+import type { UpstreamRequest, UpstreamReply, Upstream } from './upstream.js';
+import type { Credentials, RequestMeta, Call } from './call.js';
 
 /** Undoes an effect of an earlier stage (a debit) when the call ends in a gateway error. */
 export type Compensation = () => void | Promise<void>;
@@ -187,62 +108,6 @@ export interface RequestContext {
   readonly compensations: Compensation[];
   /** Typed, collision-free storage for plugins. */
   readonly state: ContextState;
-}
-
-/**
- * A typed key into {@link RequestContext.state}. Create one per piece of plugin state.
- *
- * @example
- * ```ts
- * const ALLOWED = new ContextKey<boolean>('allowlist.allowed');
- * ctx.state.set(ALLOWED, true);
- * const allowed: boolean | undefined = ctx.state.get(ALLOWED);
- * ```
- */
-export class ContextKey<T> {
-  /** Description, for debugging. */
-  readonly description: string;
-  declare private readonly phantom: T;
-  constructor(description: string) {
-    this.description = description;
-  }
-}
-
-/**
- * Per-call storage keyed by {@link ContextKey}. A key is written once with {@link ContextState.set}: a second
- * `set` of a key that holds a value fails the call with `STAGE_CONTRACT_VIOLATED` (two plugins claiming one
- * key, or a stage that runs twice, is a bug to see, not a value to lose). A stage that means to change a
- * value says so with {@link ContextState.replace}.
- */
-export class ContextState {
-  readonly #values = new Map<ContextKey<unknown>, unknown>();
-
-  /** The value stored under `key`, if any. */
-  get<T>(key: ContextKey<T>): T | undefined {
-    return this.#values.get(key) as T | undefined;
-  }
-
-  /**
-   * Stores `value` under `key`, which must not hold a value yet.
-   *
-   * @throws GatewayError `STAGE_CONTRACT_VIOLATED` when `key` already holds one.
-   */
-  set<T>(key: ContextKey<T>, value: T): void {
-    if (this.#values.has(key)) {
-      throw new GatewayError(Errors.STAGE_CONTRACT_VIOLATED, { message: `context key "${key.description}" already holds a value; use replace to change it` });
-    }
-    this.#values.set(key, value);
-  }
-
-  /** Stores `value` under `key`, replacing any value it held: an explicit overwrite. */
-  replace<T>(key: ContextKey<T>, value: T): void {
-    this.#values.set(key, value);
-  }
-
-  /** Whether `key` holds a value. */
-  has(key: ContextKey<unknown>): boolean {
-    return this.#values.has(key);
-  }
 }
 
 /** What a method's {@link MethodDefinition.limits} hook receives. */
@@ -493,69 +358,3 @@ export interface Network extends NetworkRuntime {
   /** How calls are encoded for its upstreams and their answers classified. */
   readonly protocol: CallProtocol;
 }
-
-/** One request to an upstream. */
-export interface UpstreamRequest {
-  /** Path appended to the upstream URL's path; default: the URL's own path. */
-  readonly path?: string;
-  /** HTTP method; default POST. */
-  readonly method?: 'POST' | 'GET';
-  /** Extra headers. */
-  readonly headers?: Readonly<Record<string, string>>;
-  /** The body: the client's bytes when nothing was rewritten. */
-  readonly body?: Uint8Array | string | NodeJS.ReadableStream;
-  /** Overrides the upstream's timeout. */
-  readonly timeoutMs?: number;
-  /** Aborts the request. */
-  readonly signal?: CancelSignal;
-  /** Answer with the body as a stream rather than bytes. */
-  readonly stream?: boolean;
-}
-
-/** How one upstream is reached. */
-export interface UpstreamSettings {
-  /** Unique name (logs, metrics, the served-by header). */
-  readonly name: string;
-  /** The network it serves. */
-  readonly network: string;
-  /** Its URL. */
-  readonly url: string;
-  /** Its WebSocket URL, when it has one (subscriptions need it). */
-  readonly wsUrl?: string | undefined;
-  /** Primary node or partner provider (failover). */
-  readonly role: 'primary' | 'partner';
-  /** Headers sent with every request. */
-  readonly headers: Readonly<Record<string, string>>;
-  /** Per-request timeout. */
-  readonly timeoutMs: number;
-  /** Connect timeout. */
-  readonly connectTimeoutMs: number;
-  /** Keep-alive connections in its pool. */
-  readonly connections: number;
-  /** How long an idle connection is kept. */
-  readonly keepAliveTimeoutMs: number;
-  /** Share of calls among equals. */
-  readonly weight?: number;
-  /** Its own plan, kept for the deployment (see `UpstreamBudgets`). */
-  readonly budget?: UpstreamBudget | undefined;
-}
-
-/** A node endpoint the gateway forwards calls to. */
-export interface Upstream {
-  /** How it is reached. */
-  readonly settings: UpstreamSettings;
-  /** Its name. */
-  readonly name: string;
-  /** Primary node or partner provider. */
-  readonly role: 'primary' | 'partner';
-  /** Share of calls among equals. */
-  readonly weight: number;
-  /** Requests in flight. */
-  readonly inFlight: number;
-  /** Sends one request; rejects with an `UpstreamFailure` when the node cannot be reached or times out. */
-  request(request: UpstreamRequest, timeoutMs?: number, signal?: CancelSignal): Promise<UpstreamReply>;
-  /** Closes its connections. */
-  close(): Promise<void>;
-}
-
-export type { MaybePromise, JsonSchema };

@@ -1,3 +1,6 @@
+// JSON-RPC 2.0 on the wire: ids, requests and answers. The error object is the errors' own wire form.
+import type { JsonRpcErrorObject } from '../errors/json-rpc-error.js';
+
 /** A JSON-RPC 2.0 request id. */
 export type JsonRpcId = string | number | null;
 
@@ -11,16 +14,6 @@ export interface JsonRpcRequest {
   params?: unknown[] | Record<string, unknown>;
   /** Echoed in the response; absent for a notification. */
   id?: JsonRpcId;
-}
-
-/** A JSON-RPC 2.0 error object. */
-export interface JsonRpcErrorObject {
-  /** Stable numeric code. */
-  code: number;
-  /** Human-readable message. */
-  message: string;
-  /** Extra data (for a revert: the encoded revert payload). */
-  data?: unknown;
 }
 
 /** A successful JSON-RPC 2.0 response. */

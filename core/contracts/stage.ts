@@ -1,16 +1,29 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
-import type { Stage } from './stage-runner.js';
+import type { OperatorFunction } from 'rxjs';
+import type { RequestContext } from './request-context.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
 import type { GatewayConfig } from '../config/types.js';
-import type { PlanLookup } from '../keys/plan-book.js';
-import type { KeyStore } from '../keys/keys.js';
-import type { CreditLedger } from '../metering/credit-ledger.js';
-import type { RateLimiter } from '../metering/rate-limiter.js';
+import type { KeyStore, PlanLookup } from './keys.js';
+import type { CreditLedger } from './credit-ledger.js';
+import type { RateLimiter } from './rate-limiter.js';
 import type { Clock } from '../util/clock.js';
-import type { UpstreamSelector } from '../upstream/selector.js';
+import type { UpstreamSelector } from './selector.js';
 
-export { step, stepFunctionOf, type Stage, type StepFunction } from './stage-runner.js';
-export { isPromise } from '../util/maybe-promise.js';
+/**
+ * A pipeline stage: an RxJS operator over contexts. A stage fails a call by emitting a `GatewayError`.
+ *
+ * The pipeline applies a stage to each call on its own: the operator's source emits that call's context
+ * once and completes, so `retry` re-runs only this stage's own work and `timeout` bounds only it. The
+ * operator must emit that same context exactly once; emitting nothing, twice or another object fails the
+ * call with `STAGE_CONTRACT_VIOLATED` instead of leaving the client without an answer, or with two. Both
+ * the gateway's run and the composed form (`stagesOf` closed with `settleCall`) check it where the stage
+ * runs, so the call fails there, before any later stage (dispatch, the node) runs.
+ */
+export type Stage = OperatorFunction<RequestContext, RequestContext>;
+
+/** The function behind a stage built with {@link step}, so the pipeline can run such stages in one loop. */
+export type StepFunction = (ctx: RequestContext) => MaybePromise<void>;
 
 /** The names of the core's stages, in pipeline order. */
 export const CORE_STAGES = ['authenticate', 'validate', 'meter', 'enforceLimits', 'route', 'dispatch', 'checkResult'] as const;
