@@ -1,8 +1,8 @@
 /**
  * Tollgate's public API: the core of a metered node-access gateway. This entry is for
  * embedders: `createGateway`, what it takes and returns, the config types and the errors. Plugin authors
- * import `tollgate/plugin`; store, transport and upstream authors `tollgate/store`, `tollgate/transport`
- * and `tollgate/upstream`.
+ * import `tollgate/plugin`; family, store, transport and upstream authors `tollgate/family`,
+ * `tollgate/store`, `tollgate/transport` and `tollgate/upstream`.
  *
  * @example
  * ```ts

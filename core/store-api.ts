@@ -1,7 +1,7 @@
 /**
  * For authors of stores: the credit ledger, rate limiter, metering, key store and usage recorder contracts, the
  * in-memory implementations, and the helpers every store needs (debit ids, UTC days, key hashes). Import it
- * as `tollgate/store`.
+ * as `tollgate/store`. The filter, pin and dedup-mark stores that families use are here too.
  *
  * @packageDocumentation
  */
@@ -24,3 +24,8 @@ export { MemoryUsageRecorder, daysBetween } from './usage/usage.js';
 export { hashSecret, verifySecret } from './keys/secret-hash.js';
 export { instanceCachingFactory } from 'tsyringe';
 export type { SharedHeads, HeadKey, HeadListener } from './contracts/shared-heads.js';
+export type { KeyChangeListener } from './contracts/keys.js';
+export type { FilterStore, StoredFilter, FilterLimits } from './contracts/filter-store.js';
+export { MemoryFilterStore, newFilterId } from './network/memory-filter-store.js';
+export { pinIdOf, type PinStore, type PinRecord, type PinAddResult, type PinStatusName, type PinSettlement, type PinSettleResult } from './contracts/pin-store.js';
+export type { DedupMarks } from './contracts/dedup-marks.js';

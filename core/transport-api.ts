@@ -1,7 +1,8 @@
 /**
  * For authors of transports: the runtime a transport drives, the JSON-RPC input and output it exchanges
  * with the pipeline, and the HTTP kit the bundled transports share (body refusal, in-flight tracking, the
- * client address behind trusted proxies, key paths, the JSON member scanner). Import it as `tollgate/transport`.
+ * client address behind trusted proxies, key paths, secret checks, the JSON member scanner). Import it as
+ * `tollgate/transport`.
  *
  * @packageDocumentation
  */
@@ -21,3 +22,5 @@ export { SecretVerifier, type SecretCheck } from './keys/secret-verifier.js';
 export { objectMembers, arrayElements, memberRange, type JsonMember } from './jsonrpc/scan.js';
 export type { EventMeter, EventCharge, EventTaken, MeteredEvent, EventRefund } from './metering/event-meter.js';
 export type { MountOptions, MountedGateway, MountRoutes, NextHandler } from './gateway/mount.js';
+export type { NetworkDirectory, AddressedNetwork } from './contracts/network-directory.js';
+export { decodeSecretHash, SECRET_SCRYPT_PARAMS, type DecodedSecretHash } from './keys/secret-hash.js';

@@ -3,7 +3,7 @@ import { MemoryCacheStore } from '../plugins/cache/index.js';
 import { answerMember, envelope } from '../plugins/cache/envelope.js';
 import { canonicalParams } from '../plugins/cache/cache-key.js';
 import { resolveCacheSettings } from '../plugins/cache/settings.js';
-import { type ChainHead } from '../core/plugin-api.js';
+import type { ChainHead } from '../core/family-api.js';
 import { EVM_CACHE_POLICIES } from '../plugins/evm/index.js';
 import { blockScope } from '../plugins/evm/cache-policies.js';
 import { SOLANA_CACHE_POLICIES } from '../plugins/solana/index.js';

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { Tokens, type MethodDefinition, type NetworkFamily } from '../core/plugin-api.js';
+import { Tokens } from '../core/plugin-api.js';
+import type { MethodDefinition, NetworkFamily } from '../core/family-api.js';
 import { type TollgatePlugin } from '../core/index.js';
 import { type CreditLedger } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import type { DedupMarks } from '../core/plugin-api.js';
+import type { DedupMarks } from '../core/store-api.js';
 import { MemoryDedupMarks } from '../core/metering/memory-dedup-marks.js';
 import { RedisDedupMarks } from '../plugins/ledger-redis/redis-dedup-marks.js';
 import { SqliteDedupMarks } from '../plugins/ledger-sqlite/sqlite-dedup-marks.js';

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { container as rootContainer } from 'tsyringe';
 import { request } from 'undici';
 import { ConfigError, resolveConfig, type NetworkConfig } from '../core/index.js';
-import { Tokens, type EmbeddedUpstreamProvider } from '../core/plugin-api.js';
+import { Tokens } from '../core/plugin-api.js';
+import type { EmbeddedUpstreamProvider } from '../core/upstream-api.js';
 import {
   AnvilStartError,
   SEED_CONTRACT,

@@ -11,12 +11,9 @@ import {
 import {
   Tokens,
   type Clock,
-  type LimitsInput,
-  type MethodDefinition,
-  type NetworkFamily,
-  type NetworkRuntime,
   type RequestContext,
 } from '../core/plugin-api.js';
+import type { LimitsInput, MethodDefinition, NetworkFamily, NetworkRuntime } from '../core/family-api.js';
 import { evmFamily, type EvmFamilyOptions } from '../plugins/evm/index.js';
 import { BLOCK_GAS_LIMIT_STATE_KEY } from '../plugins/evm/block-gas-limit.js';
 import { blockNumberHead, isRevert } from '../plugins/evm/answers.js';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { MethodDefinition } from '../core/plugin-api.js';
+import type { MethodDefinition } from '../core/family-api.js';
 import { compileParams, type ParamsValidator } from '../core/network/compile-params.js';
 import { createEvmFamily } from '../plugins/evm/family.js';
 import { resolveEvmSettings } from '../plugins/evm/options.js';

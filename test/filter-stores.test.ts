@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { MemoryFilterStore, type FilterStore } from '../core/plugin-api.js';
+import { MemoryFilterStore, type FilterStore } from '../core/store-api.js';
 import { RedisFilterStore } from '../plugins/ledger-redis/index.js';
 import { SqliteFilterStore } from '../plugins/ledger-sqlite/index.js';
 import { twoRedisStores, twoSqliteStores } from './helpers/store-pairs.js';

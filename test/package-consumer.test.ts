@@ -3,7 +3,8 @@
  * of the plugins it loads, from npm's cache), then
  * 1. plain `node`, no loader, runs README's embedding example against an Anvil, answering over HTTP and
  *    WebSocket;
- * 2. `tsc --noEmit` on a file importing every public entry point, with the strictest settings;
+ * 2. `tsc --noEmit` on a file importing every public entry point (the root, the entries by audience and
+ *    every plugin), with the strictest settings;
  * 3. `npx tollgate` works (help, version, config check; the demo and start name what is missing; keys,
  *    usage and start on a Redis store, whose driver is pure JavaScript);
  * 4. the tarball holds no tests, benchmarks or source maps, and holds the LICENSE, the guides and the
@@ -37,7 +38,7 @@ const execFileAsync = promisify(execFile);
 const run = (file: string, args: readonly string[], options: { cwd: string; maxBuffer?: number }): Promise<{ stdout: string; stderr: string }> =>
   execFileAsync(file, args, { ...options, env: userEnv, encoding: 'utf8' });
 const root = fileURLToPath(new URL('..', import.meta.url));
-const rootPackage = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; engines: { node: string }; peerDependencies: Record<string, string> };
+const rootPackage = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; engines: { node: string }; peerDependencies: Record<string, string>; exports: Record<string, unknown> };
 const installed = (name: string): string => (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 
 // Packing builds the package, then npm installs it twice and tsc checks it: about two minutes on a quiet
@@ -153,13 +154,16 @@ t.test('plain node runs README\'s embedding example against Anvil, over HTTP and
 
 t.test('strict TypeScript accepts every public entry point', async (t) => {
   const plugins = readdirSync(join(root, 'plugins'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  // The entries by audience (`tollgate/plugin`, `tollgate/family`...): every subpath of `exports` but the plugins'.
+  const entries = Object.keys(rootPackage.exports).filter((subpath) => subpath.startsWith('./') && !subpath.includes('*') && !subpath.endsWith('.json')).map((subpath) => `tollgate/${subpath.slice(2)}`);
   const lines = [
     "import * as core from 'tollgate';",
+    ...entries.map((entry, i) => `import * as entry${i} from '${entry}';`),
     ...plugins.map((name, i) => `import * as plugin${i} from 'tollgate/plugins/${name}';`),
     "import type { GatewayConfigInput, TollgatePlugin } from 'tollgate';",
     "const config: GatewayConfigInput = { networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: 'http://127.0.0.1:8545' }] }] };",
     'export const plugins: TollgatePlugin[] = [];',
-    `export const modules = [core, ${plugins.map((_, i) => `plugin${i}`).join(', ')}] as const;`,
+    `export const modules = [core, ${entries.map((_, i) => `entry${i}`).join(', ')}, ${plugins.map((_, i) => `plugin${i}`).join(', ')}] as const;`,
     'export { config };',
     '',
   ];
@@ -178,6 +182,7 @@ t.test('strict TypeScript accepts every public entry point', async (t) => {
   t.equal(result.code, 0, `tsc: ${result.out}`);
   t.same(readdirSync(join(project, 'node_modules/@types')), ['node'], 'with no @types package but Node\'s (none for ws or better-sqlite3)');
   t.equal(plugins.length >= 14, true, `every plugin (${plugins.join(', ')})`);
+  t.ok(entries.includes('tollgate/plugin') && entries.includes('tollgate/family'), `every entry by audience (${entries.join(', ')})`);
 });
 
 t.test('every TypeScript block of the docs and every example compiles against the packed packages', async (t) => {

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { type PinStore } from '../core/plugin-api.js';
+import type { PinStore } from '../core/store-api.js';
 import { MemoryPinStore } from '../core/network/memory-pin-store.js';
 import { RedisPinStore } from '../plugins/ledger-redis/index.js';
 import { SqlitePinStore } from '../plugins/ledger-sqlite/index.js';

@@ -16,10 +16,9 @@ import {
   settleCall,
   step,
   type MaybePromise,
-  type MethodDefinition,
-  type NetworkFamily,
   type RequestContext,
 } from '../core/plugin-api.js';
+import type { MethodDefinition, NetworkFamily } from '../core/family-api.js';
 import { type Gateway, type TollgatePlugin } from '../core/index.js';
 import type { CreditLedger, KeyStore, RateLimiter, UsageEvent, UsageRecorder } from '../core/store-api.js';
 import { evmFamily } from '../plugins/evm/index.js';

@@ -5,9 +5,9 @@ import {
   Tokens,
   step,
   orderStages,
-  type MethodDefinition,
   type StageDefinition,
 } from '../core/plugin-api.js';
+import type { MethodDefinition } from '../core/family-api.js';
 import {
   Errors,
   GatewayError,

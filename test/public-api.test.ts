@@ -1,6 +1,6 @@
 /**
  * The package's public API, by audience: `tollgate` for embedders (kept small), `tollgate/plugin`,
- * `tollgate/store`, `tollgate/transport` and `tollgate/upstream` for the authors of each kind of plugin.
+ * `tollgate/family`, `tollgate/store`, `tollgate/transport` and `tollgate/upstream` for the authors of each kind of plugin.
  * Every value an entry exports is imported by a bundled plugin, an example, the devnet package or the
  * plugin-API tests, or named by the docs; docs/writing-plugins.md gives each entry's size. The signatures
  * themselves are reviewed in the API reports (api/*.api.md, checked by `.ci/api-report.ts`).
@@ -28,6 +28,7 @@ function filesUnder(dir: string, extensions: readonly string[]): string[] {
 const ENTRIES: Readonly<Record<string, string>> = {
   tollgate: 'core/index.ts',
   'tollgate/plugin': 'core/plugin-api.ts',
+  'tollgate/family': 'core/family-api.ts',
   'tollgate/store': 'core/store-api.ts',
   'tollgate/transport': 'core/transport-api.ts',
   'tollgate/upstream': 'core/upstream-api.ts',
@@ -58,7 +59,7 @@ const exported = Object.fromEntries(Object.entries(ENTRIES).map(([subpath, file]
 const users = [...filesUnder('plugins', ['.ts']), ...filesUnder('examples', ['.ts']), ...filesUnder('packages/devnet/src', ['.ts']), ...filesUnder('test/plugin-api', ['.ts'])];
 const docs = [...filesUnder('docs', ['.md']), ...filesUnder('plugins', ['.md']), ...filesUnder('examples', ['.md']), 'README.md', 'packages/devnet/README.md'];
 const imported = new Set<string>();
-const importStatement = /(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'(?:(?:\.\.\/)+core\/(?:index|[a-z]+-api)\.js|tollgate(?:\/(?:plugin|store|transport|upstream))?)'/g;
+const importStatement = /(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'(?:(?:\.\.\/)+core\/(?:index|[a-z]+-api)\.js|tollgate(?:\/(?:plugin|family|store|transport|upstream))?)'/g;
 for (const file of [...users, ...docs]) {
   for (const match of readFileSync(join(root, file), 'utf8').matchAll(importStatement)) {
     for (const part of match[1]!.split(',')) {
@@ -73,6 +74,12 @@ const named = (name: string): boolean => new RegExp(`\\b${name}\\b`).test(prose)
 t.test('the embedders\' entry stays small', async (t) => {
   t.ok(exported.tollgate!.length <= 45, `tollgate exports ${exported.tollgate!.length} names (at most 45)`);
   t.ok(exported.tollgate!.some((e) => e.name === 'createGateway'));
+});
+
+t.test('each plugin author\'s entry stays small', async (t) => {
+  for (const [subpath, names] of Object.entries(exported)) {
+    if (subpath !== 'tollgate') t.ok(names.length <= 70, `${subpath} exports ${names.length} names (at most 70)`);
+  }
 });
 
 t.test('every value an entry exports is used outside the core', async (t) => {

@@ -3,12 +3,16 @@
  * streamed `add` upload, the gateway's resident memory, and one round's measurement of whole-file
  * transfers (throughput in MiB/s, CPU per MiB, RSS sampled throughout).
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { request } from 'undici';
+import { getGlobalDispatcher, request } from 'undici';
 import { cpuDelta, ownCpuTime, totalCpuTime } from './cpu.js';
-import { compare, summarize, type BenchOptions, type ComparisonReport, type RoundResult, type TargetReport } from './harness.js';
+import { summarizeProfile, type ProfileSummary } from './cpuprofile.js';
+import { compare, profilePath, summarize, type BenchOptions, type ComparisonReport, type RoundResult, type TargetReport } from './harness.js';
+import type { ServerHandle } from './processes.js';
 
 /** The bench key and secret of the file-storage gateway. */
 export const IPFS_KEY = 'bench-ipfs-key-0001';
@@ -49,6 +53,55 @@ export async function addFile(apiUrl: string, bytes: number, headers: Record<str
   return (JSON.parse(text.trim().split('\n').at(-1)!) as { Hash: string }).Hash;
 }
 
+/**
+ * Where the processes of a file-storage scenario run: the node on CPU 0, its clients (the bench itself,
+ * the bare relay, the gateway) on the others. The devnet's node takes more than one core by itself while
+ * it serves a cat (its block reads run on libuv's thread pool beside its main thread): left free on a
+ * 2-core machine, it gets both cores when read directly and has to give a relay's share back when read
+ * through one, so the comparison would measure the contention for the node's cores, not the relay. Pinned,
+ * the node has the same core in every target. Off with `BENCH_IPFS_CPU_PIN=0`, or without `taskset`
+ * (util-linux) or a second CPU.
+ */
+export class CpuPlacement {
+  readonly #cpus = availableParallelism();
+  readonly enabled = process.env.BENCH_IPFS_CPU_PIN !== '0' && this.#cpus >= 2 && CpuPlacement.#hasTaskset();
+
+  static #hasTaskset(): boolean {
+    try {
+      execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Puts every thread of the node's process on CPU 0. */
+  node(pid: number): void {
+    if (this.enabled) this.#pin(pid, '0');
+  }
+
+  /** Puts every thread of a client process (a relay, the bench) on the other CPUs. */
+  client(pid: number): void {
+    if (this.enabled) this.#pin(pid, `1-${this.#cpus - 1}`);
+  }
+
+  /** Gives the bench back every CPU. */
+  release(): void {
+    if (this.enabled) this.#pin(process.pid, `0-${this.#cpus - 1}`);
+  }
+
+  /** The note the report prints. */
+  note(): string {
+    return this.enabled
+      ? `CPUs: the node on CPU 0, the bench and the relays on CPU 1-${this.#cpus - 1} (taskset; BENCH_IPFS_CPU_PIN=0 leaves them free)`
+      : 'CPUs: not pinned (BENCH_IPFS_CPU_PIN=0, no taskset or one CPU): on 2 cores the node takes more than one, and a relay takes its share from the node';
+  }
+
+  #pin(pid: number, cpus: string): void {
+    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+  }
+}
+
 /** What one whole-file transfer gave. */
 export interface Transfer {
   readonly ms: number;
@@ -56,22 +109,44 @@ export interface Transfer {
   readonly problem?: string;
 }
 
-/** One `cat` of `expected` bytes: its time, the bytes read, and what was wrong with it. */
-export async function cat(url: string, headers: Record<string, string>, expected: number): Promise<Transfer> {
+/**
+ * One `cat` of `expected` bytes: its time, the bytes read, and what was wrong with it. Every target is
+ * read by this one client: undici's dispatcher (the global keep-alive agent, one connection per target
+ * reused across cats) with a handler that only counts the bytes. It reads with no stream, async
+ * iterator or per-chunk promise, so the client takes as little CPU as it can: on a small machine the
+ * client, the relay and the node share the cores, and a heavy client would take the relay's share (the
+ * node's direct answer has no relay to starve).
+ */
+export function cat(url: string, headers: Record<string, string>, expected: number): Promise<Transfer> {
   const started = performance.now();
-  try {
-    const res = await request(url, { method: 'POST', headers, headersTimeout: 120_000, bodyTimeout: 120_000 });
+  const target = new URL(url);
+  return new Promise((resolve) => {
+    let status = 0;
     let bytes = 0;
-    for await (const chunk of res.body) bytes += (chunk as Buffer).length;
-    const ms = performance.now() - started;
-    const trailer = res.trailers['x-stream-error'];
-    if (res.statusCode !== 200) return { ms, bytes, problem: `HTTP ${res.statusCode}` };
-    if (trailer !== undefined && trailer !== '') return { ms, bytes, problem: `X-Stream-Error: ${String(trailer)}` };
-    if (bytes !== expected) return { ms, bytes, problem: `${bytes} bytes instead of ${expected}` };
-    return { ms, bytes };
-  } catch (error) {
-    return { ms: performance.now() - started, bytes: 0, problem: `connection error: ${(error as Error).message}` };
-  }
+    getGlobalDispatcher().dispatch(
+      { origin: target.origin, path: target.pathname + target.search, method: 'POST', headers, headersTimeout: 120_000, bodyTimeout: 120_000 },
+      {
+        onRequestStart() {},
+        onResponseStart(_controller, statusCode) {
+          status = statusCode;
+        },
+        onResponseData(_controller, chunk) {
+          bytes += chunk.length;
+        },
+        onResponseEnd(_controller, trailers) {
+          const ms = performance.now() - started;
+          const trailer = trailers['x-stream-error'];
+          if (status !== 200) resolve({ ms, bytes, problem: `HTTP ${status}` });
+          else if (trailer !== undefined && trailer !== '') resolve({ ms, bytes, problem: `X-Stream-Error: ${String(trailer)}` });
+          else if (bytes !== expected) resolve({ ms, bytes, problem: `${bytes} bytes instead of ${expected}` });
+          else resolve({ ms, bytes });
+        },
+        onResponseError(_controller, error) {
+          resolve({ ms: performance.now() - started, bytes: 0, problem: `connection error: ${error.message}` });
+        },
+      },
+    );
+  });
 }
 
 /** A process's resident memory (`VmRSS`) or its peak (`VmHWM`), in bytes; NaN when unreadable. */
@@ -191,6 +266,31 @@ export interface TransferRounds {
   readonly unit: string;
   /** The gateway/direct throughput goal. */
   readonly goal: number;
+  /**
+   * The server children to CPU-profile while measured (with `--profile`), each with the targets whose
+   * bytes it moves (the node moves every target's; a relay its own).
+   */
+  readonly profiled?: readonly ProfiledServer[];
+}
+
+/** A server child profiled by {@link transferRounds}, and the targets whose bytes it moves. */
+export interface ProfiledServer {
+  readonly server: ServerHandle;
+  readonly targets: readonly string[];
+}
+
+/**
+ * The profiles of `profiled`, read once their servers stopped (they write them as they stop), with the
+ * MiB each moved while profiled as its request count: the `us/req` of the printed summary is per MiB.
+ */
+export function transferProfiles(options: BenchOptions, profiled: readonly ProfiledServer[], measured: readonly TargetReport[]): Record<string, ProfileSummary> | undefined {
+  if (!options.profile) return undefined;
+  const profiles: Record<string, ProfileSummary> = {};
+  for (const { server, targets } of profiled) {
+    const mib = measured.filter((t) => targets.includes(t.name)).reduce((sum, t) => sum + t.rounds.reduce((s, r) => s + r.okPerSecond * r.seconds, 0), 0);
+    profiles[server.name] = { ...summarizeProfile(profilePath(server.name, options)), requests: Math.round(mib) };
+  }
+  return profiles;
 }
 
 /**
@@ -203,6 +303,8 @@ export async function transferRounds(options: BenchOptions, spec: TransferRounds
   const { baseline, resettable } = rssBaseline(gatewayPid);
   const rounds = new Map<string, RoundResult[]>(targets.map((t) => [t.name, []]));
   let peak = baseline;
+  // The profiles start right before the first measurement (priming and start-up stay out of them).
+  if (options.profile) for (const { server } of spec.profiled ?? []) server.signal('SIGUSR2');
   for (let round = 1; round <= options.rounds; round++) {
     for (const target of targets) {
       const watch = target.name === 'gateway' && gatewayPid !== undefined ? { pid: gatewayPid, hwm: resettable } : undefined;

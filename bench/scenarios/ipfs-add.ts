@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type BenchOptions } from '../lib/harness.js';
-import { IPFS_KEY as KEY, IPFS_SECRET as SECRET, MIB, addFile, transferRounds, type IpfsTarget, type Transfer } from '../lib/ipfs-transfer.js';
+import { IPFS_KEY as KEY, IPFS_SECRET as SECRET, MIB, addFile, transferProfiles, transferRounds, type IpfsTarget, type ProfiledServer, type Transfer } from '../lib/ipfs-transfer.js';
 import type { ServerHandle } from '../lib/processes.js';
 import type { Scenario } from '../lib/scenario.js';
 
@@ -38,10 +38,12 @@ const scenario: Scenario = {
     const wanted = (name: string): boolean => options.targets === undefined || options.targets.includes(name);
     const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-ipfs-add-'));
     const servers: ServerHandle[] = [];
+    const profiled: ProfiledServer[] = [];
     try {
       process.stderr.write(`[bench] ipfs-add: starting the IPFS node; each add uploads ${size / MIB} MiB\n`);
       const node = await startServer('ipfs-node', 'bench/servers/ipfs-node.ts', { 'data-dir': dataDir }, options);
       servers.push(node);
+      profiled.push({ server: node, targets: ['direct', 'gateway'] });
       const cid = await addFile(`${node.url}/api/v0`, size);
       const targets: IpfsTarget[] = [];
       if (wanted('direct')) {
@@ -51,6 +53,7 @@ const scenario: Scenario = {
       if (wanted('gateway')) {
         const gateway = await startServer('gateway', 'bench/servers/ipfs-gateway.ts', { upstream: node.url, key: KEY, secret: SECRET }, options);
         servers.push(gateway);
+        profiled.push({ server: gateway, targets: ['gateway'] });
         gatewayPid = gateway.pid;
         const authorization = `Basic ${Buffer.from(`${KEY}:${SECRET}`).toString('base64')}`;
         targets.push({ name: 'gateway', description: 'Tollgate: ipfs plugin, basic auth + secret, plan, rate buckets, metered streamed upload', url: `${gateway.url}/ipfs/api/v0`, headers: { authorization }, pids: gateway.ready.pids });
@@ -59,13 +62,17 @@ const scenario: Scenario = {
         process.stderr.write('[bench] ipfs-add: priming every target\n');
         for (const target of targets) await add(target, size, cid);
       }
-      const { measured, comparisons, memoryNote } = await transferRounds(options, { targets, gatewayPid, nodePids: node.ready.pids, count: adds, transfer: (t) => add(t, size, cid), unit: 'adds', goal: 0.85 });
+      const { measured, comparisons, memoryNote } = await transferRounds(options, { targets, gatewayPid, nodePids: node.ready.pids, count: adds, transfer: (t) => add(t, size, cid), unit: 'adds', goal: 0.85, profiled });
       const notes = [
         `file: ${size / MIB} MiB (CIDv0 ${cid}, kubo's add defaults), ${adds} whole add(s) per target per round, one at a time; the node already holds the blocks after the first`,
         'for this scenario the req/s column is MiB/s uploaded, p50/p99 are per add, and CPU us/req is CPU microseconds per MiB',
       ];
       if (memoryNote !== undefined) notes.push(memoryNote);
-      return { scenario: scenario.name, description: scenario.description, targets: measured, comparisons, notes };
+      // The servers write their profiles as they stop.
+      await Promise.all(servers.map((s) => s.stop()));
+      const profiles = transferProfiles(options, profiled, measured);
+      if (profiles !== undefined) notes.push('in the profiles, us/req is microseconds per MiB moved (the node moves every target\'s bytes)');
+      return { scenario: scenario.name, description: scenario.description, targets: measured, comparisons, notes, ...(profiles === undefined ? {} : { profiles }) };
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
       rmSync(dataDir, { recursive: true, force: true });

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { Tokens, type JsonSchema, type MethodDefinition, type NetworkFamily } from 'tollgate/plugin';
+import { Tokens, type JsonSchema } from 'tollgate/plugin';
+import type { MethodDefinition, NetworkFamily } from 'tollgate/family';
 import { type TollgatePlugin } from 'tollgate';
 
 /** The family's name, as networks reference it in the config. */

@@ -1,4 +1,4 @@
-import { pinEmbeddedUpstreams } from 'tollgate/plugin';
+import { pinEmbeddedUpstreams } from 'tollgate/upstream';
 import { PluginError, ConfigError, type GatewayConfig, type TollgatePlugin } from 'tollgate';
 import { superviseWorkers } from 'tollgate/plugins/workers';
 import { seedLines } from './serve.js';

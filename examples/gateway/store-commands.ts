@@ -1,7 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { GatewayConfig } from 'tollgate';
-import type { PinRecord, PinStore } from 'tollgate/plugin';
-import type { KeyRegistry, CreditLedger, PlanRegistry, UsageRecorder } from 'tollgate/store';
+import type { KeyRegistry, CreditLedger, PlanRegistry, UsageRecorder, PinRecord, PinStore } from 'tollgate/store';
 import { KeyManager, KeyManagerError, PlanManager, type DayUsage, type IssuedKey, type KeyStorage, type KeyView } from 'tollgate/plugins/admin';
 import { SECURITY_SECTION } from 'tollgate/plugins/security';
 import type { CliOptions } from './cli.js';

@@ -9,13 +9,13 @@ import {
   type StoredKey,
   type UsageRecorder,
   type UsageTotals,
+  type PinRecord,
+  type PinStore,
 } from '../../core/store-api.js';
 import {
   keyIdOf,
   type GatewayConfig,
   type KeySettingsSection,
-  type PinRecord,
-  type PinStore,
 } from '../../core/plugin-api.js';
 import type { KeyTraffic, TrafficRecorder } from './traffic-recorder.js';
 import { PlanManager } from './plan-manager.js';

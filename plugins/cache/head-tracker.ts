@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { NetworkRuntime } from '../../core/plugin-api.js';
-import type { ChainHead, FamilyCachePolicies } from '../../core/plugin-api.js';
+import type { ChainHead, FamilyCachePolicies, NetworkRuntime } from '../../core/family-api.js';
 
 /** Recent heights whose hash is remembered to recognise a reorg. */
 const REMEMBERED_BLOCKS = 256;

@@ -1,6 +1,6 @@
 import { PluginError, Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
 import { MemoryCacheStore } from './memory-store.js';
-import { CachePoliciesToken, type FamilyCachePolicies } from '../../core/plugin-api.js';
+import { CachePoliciesToken, type FamilyCachePolicies } from '../../core/family-api.js';
 import { ResponseCache } from './response-cache.js';
 import { CACHE_PLUGIN, resolveCacheSettings, type CacheSettings } from './settings.js';
 import { CacheStoreToken } from './store.js';

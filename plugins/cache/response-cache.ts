@@ -4,7 +4,7 @@ import { cacheKey } from './cache-key.js';
 import { answerMember, envelope, type AnswerMember } from './envelope.js';
 import { HeadTracker, type HeadEvents } from './head-tracker.js';
 import { InFlightCalls } from './in-flight-calls.js';
-import type { CacheScope, ChainHead, FamilyCachePolicies, MethodCachePolicy } from '../../core/plugin-api.js';
+import type { CacheScope, ChainHead, FamilyCachePolicies, MethodCachePolicy } from '../../core/family-api.js';
 import type { ResolvedCacheSettings } from './settings.js';
 import type { CacheStore } from './store.js';
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AnswerHead, MethodDefinition } from '../../core/plugin-api.js';
+import type { AnswerHead, MethodDefinition } from '../../core/family-api.js';
 import { blockNumberHead } from './answers.js';
 
 /** The head scope of each block tag whose block is a head: `latest` is the network's head (scope `''`). */

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { Clock, NetworkRuntime } from '../../core/plugin-api.js';
+import type { Clock } from '../../core/plugin-api.js';
+import type { NetworkRuntime } from '../../core/family-api.js';
 
 /** The key of the cache in {@link NetworkRuntime.state}. */
 export const BLOCK_GAS_LIMIT_STATE_KEY = 'evm.blockGasLimit';

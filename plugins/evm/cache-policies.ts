@@ -4,8 +4,7 @@
  *
  * @module
  */
-import type { NetworkRuntime } from '../../core/plugin-api.js';
-import type { CacheScope, ChainHead, FamilyCachePolicies, MethodCachePolicy } from '../../core/plugin-api.js';
+import type { CacheScope, ChainHead, FamilyCachePolicies, MethodCachePolicy, NetworkRuntime } from '../../core/family-api.js';
 import { EVM_FAMILY_NAME } from './family.js';
 
 /** Blocks below the head taken as final when a node does not answer the `finalized` tag (two Ethereum epochs doubled, for chains with deeper reorgs). */

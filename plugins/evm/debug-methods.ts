@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { MethodDefinition } from '../../core/plugin-api.js';
+import type { MethodDefinition } from '../../core/family-api.js';
 import { callObject, blockOverrides, stateOverride } from './call-object.js';
 import { blockId, blockNumberOrTag, hash32, positional } from './schemas.js';
 

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { LimitsInput, MaybePromise } from '../../core/plugin-api.js';
+import type { MaybePromise } from '../../core/plugin-api.js';
+import type { LimitsInput } from '../../core/family-api.js';
 
 /** The tag a missing block parameter stands for. */
 export const DEFAULT_BLOCK = 'latest';

@@ -3,7 +3,9 @@
  *
  * @module
  */
-import { ConfigError, MemoryFilterStore, type FilterStore, type MethodDefinition, type NetworkFamily } from '../../core/plugin-api.js';
+import { ConfigError } from '../../core/plugin-api.js';
+import { MemoryFilterStore, type FilterStore } from '../../core/store-api.js';
+import type { MethodDefinition, NetworkFamily } from '../../core/family-api.js';
 import { filterMethods } from './filters/filter-methods.js';
 import { EVM_DEBUG_METHODS } from './debug-methods.js';
 import { EVM_STANDARD_METHODS } from './standard-methods.js';

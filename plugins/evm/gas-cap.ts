@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { Clock, LimitsInput, MaybePromise } from '../../core/plugin-api.js';
+import type { Clock, MaybePromise } from '../../core/plugin-api.js';
+import type { LimitsInput } from '../../core/family-api.js';
 import { blockGasLimit } from './block-gas-limit.js';
 
 /** What `gasCap` needs. */

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { GatewayError, JsonRpcErrorObject, RequestContext } from '../../core/plugin-api.js';
+import type { GatewayError, RequestContext } from '../../core/plugin-api.js';
+import type { JsonRpcErrorObject } from '../../core/family-api.js';
 
 /** Sets `result` as the call's answer. */
 export function answerWith(ctx: RequestContext, result: unknown): void {

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { Errors, GatewayError, type JsonRpcResponse, type MethodDefinition } from '../../core/plugin-api.js';
+import { Errors, GatewayError } from '../../core/plugin-api.js';
+import type { JsonRpcResponse, MethodDefinition } from '../../core/family-api.js';
 
 /** The thresholds `getLogsLimits` enforces. */
 export interface GetLogsThresholds {

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { Errors, GatewayError, NodeAnswerError, type NetworkRuntime } from '../../core/plugin-api.js';
+import { Errors, GatewayError } from '../../core/plugin-api.js';
+import { NodeAnswerError, type NetworkRuntime } from '../../core/family-api.js';
 
 /** Runs `method` on the network as a head lookup; a node's error (or "method not found") becomes `HEAD_UNKNOWN`. */
 export async function lookupHead(network: NetworkRuntime, method: string, params: readonly unknown[]): Promise<unknown> {

@@ -4,10 +4,11 @@
  *
  * @packageDocumentation
  */
-import { Tokens, systemClock, type Clock, type DedupMarks, type FilterStore, type GatewayConfig, type NetworkFamily, type TollgatePlugin } from '../../core/plugin-api.js';
+import { Tokens, systemClock, type Clock, type GatewayConfig, type TollgatePlugin } from '../../core/plugin-api.js';
+import type { DedupMarks, FilterStore } from '../../core/store-api.js';
+import { CachePoliciesToken, type NetworkFamily } from '../../core/family-api.js';
 import { createEvmFamily, EVM_FAMILY_NAME } from './family.js';
 import { resolveEvmSettings, type EvmFamilyOptions } from './options.js';
-import { CachePoliciesToken } from '../../core/plugin-api.js';
 import { EVM_CACHE_POLICIES } from './cache-policies.js';
 import { getLogsSplitSettings } from './get-logs-split/settings.js';
 import { resendChargeStage } from './resend-charge.js';

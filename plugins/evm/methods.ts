@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { MethodDefinition } from '../../core/plugin-api.js';
+import type { MethodDefinition } from '../../core/family-api.js';
 import { blockOverrides, callObject, stateOverride } from './call-object.js';
 import { logFilter } from './log-filter.js';
 import {

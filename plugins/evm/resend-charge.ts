@@ -5,7 +5,9 @@
  *
  * @module
  */
-import { chargeOnceStage, type DedupMarks, type StageDefinition } from '../../core/plugin-api.js';
+import type { StageDefinition } from '../../core/plugin-api.js';
+import { chargeOnceStage } from '../../core/family-api.js';
+import type { DedupMarks } from '../../core/store-api.js';
 import { EVM_FAMILY_NAME } from './family.js';
 
 /** What {@link resendChargeStage} needs. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { JsonRpcErrorObject, MethodDefinition, NodeErrorInput } from '../../core/plugin-api.js';
+import type { JsonRpcErrorObject, MethodDefinition, NodeErrorInput } from '../../core/family-api.js';
 import { loadKeccak256, transactionHash } from './transaction-hash.js';
 
 /**

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { MethodDefinition } from '../../core/plugin-api.js';
+import type { MethodDefinition } from '../../core/family-api.js';
 import { callObject } from './call-object.js';
 import { address, blockId, noParams, positional, storageSlot } from './schemas.js';
 

@@ -1,4 +1,5 @@
-import { Errors, GatewayError, type JsonSchema, type LimitsInput, type MethodDefinition } from '../../core/plugin-api.js';
+import { Errors, GatewayError, type JsonSchema } from '../../core/plugin-api.js';
+import type { LimitsInput, MethodDefinition } from '../../core/family-api.js';
 import { parseContentPath } from './content-path.js';
 import { IPFS_REQUEST } from './context-keys.js';
 import { PIN_COMMANDS } from './pin-commands.js';

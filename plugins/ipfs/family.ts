@@ -1,4 +1,5 @@
-import type { Network, NetworkFamily } from '../../core/plugin-api.js';
+import type { Network } from '../../core/plugin-api.js';
+import type { NetworkFamily } from '../../core/family-api.js';
 import { commandMethod, IPFS_COMMANDS } from './commands.js';
 import { kuboProtocol } from './kubo-protocol.js';
 import { psaMethods } from './pinning-service/methods.js';

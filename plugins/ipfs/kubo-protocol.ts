@@ -1,5 +1,6 @@
 import { UpstreamFailure, type UpstreamRequest } from '../../core/upstream-api.js';
-import { type CallProtocol, type UpstreamReply } from '../../core/plugin-api.js';
+import type { UpstreamReply } from '../../core/plugin-api.js';
+import type { CallProtocol } from '../../core/family-api.js';
 import { ipfsCommand } from './commands.js';
 import { parseContentPath } from './content-path.js';
 import { IPFS_REQUEST, OBJECT_FROM_BLOCK } from './context-keys.js';

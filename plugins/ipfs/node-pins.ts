@@ -1,5 +1,6 @@
 import type { UpstreamSender } from '../../core/upstream-api.js';
 import type { RequestContext, UpstreamReply } from '../../core/plugin-api.js';
+import { kuboErrorReply } from './kubo-errors.js';
 
 /** What the node said to one of the gateway's own requests: its JSON answer, or its error reply to relay. */
 export type NodeOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reply: UpstreamReply };
@@ -11,7 +12,8 @@ function lastJsonLine(body: Uint8Array): unknown {
 
 /**
  * The node requests behind the pin commands, sent through the call's route (`createUpstreamSender`), so
- * they meet the same selector, breakers and failover as the call's own: weigh a DAG, pin, unpin, move a pin.
+ * they meet the same selector, breakers and failover as the call's own: weigh a DAG, list what it links,
+ * pin, unpin, move a pin.
  * A node's error answer (kubo's JSON error, a 4xx) comes back as the reply to relay to the client.
  */
 export class NodePinRequests {
@@ -33,6 +35,26 @@ export class NodePinRequests {
     const stat = await this.#json<{ TotalSize?: number; Size?: number }>(ctx, 'dag/stat', new URLSearchParams([['arg', cid], ['progress', 'false']]));
     if (!stat.ok) return stat;
     return { ok: true, value: Number(stat.value.TotalSize ?? stat.value.Size ?? 0) };
+  }
+
+  /**
+   * Every CID the DAG under `cid` links, once, the root left out (kubo's `refs` with `recursive` and
+   * `unique`): what a recursive pin of `cid` pins indirectly. An `Err` line of the node fails it.
+   */
+  async refs(ctx: RequestContext, cid: string): Promise<NodeOutcome<string[]>> {
+    const query = new URLSearchParams([['arg', cid], ['recursive', 'true'], ['unique', 'true']]);
+    const { reply, upstream } = await this.#send(ctx, { path: `/api/v0/refs?${query.toString()}`, stream: false });
+    ctx.servedBy = upstream;
+    if (reply.status !== 200) return { ok: false, reply };
+    const body = reply.body as Uint8Array;
+    const refs: string[] = [];
+    for (const line of Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      const { Ref, Err } = JSON.parse(line) as { Ref?: string; Err?: string };
+      if (Err !== undefined && Err !== '') return { ok: false, reply: kuboErrorReply(Err) };
+      if (Ref !== undefined && Ref !== '') refs.push(Ref);
+    }
+    return { ok: true, value: refs };
   }
 
   /**

@@ -40,9 +40,19 @@ export function relay(
   return new Promise((resolve) => {
     let bytes = 0;
     let settled = false;
+    // Chunks that arrive in one turn of the event loop (each socket read of the upstream is one) go out
+    // in one write: the response stays corked until the loop's check phase, so the client's socket gets
+    // one `writev` and one HTTP chunk per burst instead of one per read.
+    let corked = false;
+    const flush = (): void => {
+      if (!corked) return;
+      corked = false;
+      res.uncork();
+    };
     const settle = (outcome: Omit<RelayOutcome, 'bytes'>): void => {
       if (settled) return;
       settled = true;
+      flush();
       source.off('data', onData);
       source.off('end', onEnd);
       source.off('error', onError);
@@ -51,8 +61,12 @@ export function relay(
       resolve({ bytes, ...outcome });
     };
     const onData = (chunk: Buffer | string): void => {
-      const length = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-      bytes += length;
+      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      if (!corked) {
+        corked = true;
+        res.cork();
+        setImmediate(flush);
+      }
       res.write(chunk);
       // Up to `window` bytes may wait for the client's socket, so the upstream keeps streaming while the
       // client catches up (a 16 KiB window stalls both sides on every chunk); beyond it, the upstream pauses.
@@ -62,6 +76,7 @@ export function relay(
       source.resume();
     };
     const finish = (message: string | undefined, error?: Error): void => {
+      flush();
       if (message !== undefined && !res.headersSent) res.setHeader('trailer', STREAM_ERROR_TRAILER);
       if (message !== undefined) res.addTrailers({ [STREAM_ERROR_TRAILER]: trailerValue(message) });
       res.end();

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { decodeSecretHash, SECRET_SCRYPT_PARAMS } from '../../core/plugin-api.js';
+import { decodeSecretHash, SECRET_SCRYPT_PARAMS } from '../../core/transport-api.js';
 
 /** The worker's code: scrypt, synchronously, on the worker's own thread (never on libuv's pool). */
 const SOURCE = `

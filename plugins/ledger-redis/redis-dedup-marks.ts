@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { DedupMarks } from '../../core/plugin-api.js';
+import type { DedupMarks } from '../../core/store-api.js';
 import type { RedisConnection } from './connection.js';
 import { OutageWarning } from './outage-warning.js';
 

@@ -1,4 +1,4 @@
-import { newFilterId, type FilterLimits, type FilterStore, type StoredFilter } from '../../core/plugin-api.js';
+import { newFilterId, type FilterLimits, type FilterStore, type StoredFilter } from '../../core/store-api.js';
 import type { RedisConnection } from './connection.js';
 
 /**

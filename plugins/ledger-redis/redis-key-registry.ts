@@ -1,5 +1,4 @@
-import { apiKeyHash, recordOf, type ApiKeyRecord, type KeyChanges, type KeyRegistry, type StoredKey } from '../../core/store-api.js';
-import { type KeyChangeListener } from '../../core/plugin-api.js';
+import { apiKeyHash, recordOf, type ApiKeyRecord, type KeyChanges, type KeyRegistry, type StoredKey, type KeyChangeListener } from '../../core/store-api.js';
 import type { RedisConnection } from './connection.js';
 import type { AnyRedis } from './client.js';
 import type { RedisKeyNames } from './key-names.js';

@@ -1,4 +1,4 @@
-import { pinIdOf, type PinAddResult, type PinRecord, type PinSettlement, type PinSettleResult, type PinStore } from '../../core/plugin-api.js';
+import { pinIdOf, type PinAddResult, type PinRecord, type PinSettlement, type PinSettleResult, type PinStore } from '../../core/store-api.js';
 import type { RedisConnection } from './connection.js';
 import { hashTag } from './key-names.js';
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { utcDay } from '../../core/store-api.js';
-import { type BudgetTake, type UpstreamBudgets } from '../../core/plugin-api.js';
+import type { BudgetTake, UpstreamBudgets } from '../../core/upstream-api.js';
 import type { RedisConnection } from './connection.js';
 import { OutageWarning } from './outage-warning.js';
 

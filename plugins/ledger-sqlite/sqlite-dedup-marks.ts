@@ -1,4 +1,4 @@
-import type { DedupMarks } from '../../core/plugin-api.js';
+import type { DedupMarks } from '../../core/store-api.js';
 import type { SqliteDatabase, SqliteStatement } from './database.js';
 
 // Its own table, made on first open: marks are short-lived state, outside the ledger's migrations.

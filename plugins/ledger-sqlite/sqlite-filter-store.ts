@@ -1,4 +1,4 @@
-import { newFilterId, type FilterLimits, type FilterStore, type StoredFilter } from '../../core/plugin-api.js';
+import { newFilterId, type FilterLimits, type FilterStore, type StoredFilter } from '../../core/store-api.js';
 import type { SqliteDatabase, SqliteStatement, SqliteTransaction } from './database.js';
 
 // Its own table, made on first open: filters are short-lived state, outside the ledger's migrations.

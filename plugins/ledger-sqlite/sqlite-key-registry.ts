@@ -1,5 +1,4 @@
-import { apiKeyHash, recordOf, type ApiKeyRecord, type KeyChanges, type KeyRegistry, type StoredKey } from '../../core/store-api.js';
-import { type KeyChangeListener } from '../../core/plugin-api.js';
+import { apiKeyHash, recordOf, type ApiKeyRecord, type KeyChanges, type KeyRegistry, type StoredKey, type KeyChangeListener } from '../../core/store-api.js';
 import type { SqliteDatabase, SqliteStatement } from './database.js';
 
 interface KeyRow {

@@ -1,4 +1,4 @@
-import { pinIdOf, type PinAddResult, type PinRecord, type PinSettlement, type PinSettleResult, type PinStatusName, type PinStore } from '../../core/plugin-api.js';
+import { pinIdOf, type PinAddResult, type PinRecord, type PinSettlement, type PinSettleResult, type PinStatusName, type PinStore } from '../../core/store-api.js';
 import type { SqliteDatabase, SqliteStatement, SqliteTransaction } from './database.js';
 
 // Its own table, made on first open, as the filters' is: pins live beside the ledger, outside its

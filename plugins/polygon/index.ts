@@ -4,9 +4,9 @@
  *
  * @packageDocumentation
  */
-import { Tokens, type NetworkFamily, type TollgatePlugin } from '../../core/plugin-api.js';
+import { Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
+import { CachePoliciesToken, type NetworkFamily, type FamilyCachePolicies } from '../../core/family-api.js';
 import { POLYGON_METHODS } from './methods.js';
-import { CachePoliciesToken, type FamilyCachePolicies } from '../../core/plugin-api.js';
 
 export { POLYGON_METHODS } from './methods.js';
 

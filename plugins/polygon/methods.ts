@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { MethodDefinition } from '../../core/plugin-api.js';
+import type { MethodDefinition } from '../../core/family-api.js';
 
 /** Every method of the polygon family. Credit costs are explained in this plugin's README. */
 export const POLYGON_METHODS: readonly MethodDefinition[] = [

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { AnswerHead, MethodDefinition } from '../../core/plugin-api.js';
+import type { AnswerHead, MethodDefinition } from '../../core/family-api.js';
 import { commitmentOf } from './commitment.js';
 
 /** A slot as JSON gives it: a non-negative safe integer. */

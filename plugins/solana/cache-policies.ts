@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { CacheScope, FamilyCachePolicies, MethodCachePolicy } from '../../core/plugin-api.js';
+import type { CacheScope, FamilyCachePolicies, MethodCachePolicy } from '../../core/family-api.js';
 import { commitmentOf } from './commitment.js';
 import { SOLANA_FAMILY_NAME } from './family.js';
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { LimitsInput } from '../../core/plugin-api.js';
+import type { LimitsInput } from '../../core/family-api.js';
 import { solanaNetworkSettings, type Commitment } from './network-settings.js';
 
 /** The commitment a node applies when a call names none. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { LimitsInput, MethodDefinition, NetworkFamily } from '../../core/plugin-api.js';
+import type { LimitsInput, MethodDefinition, NetworkFamily } from '../../core/family-api.js';
 import { minContextSlot, slotHead, SOLANA_ANSWER_HEADS } from './answer-heads.js';
 import { defaultCommitment } from './commitment.js';
 import { airdropGate, blocksRangeCheck, programAccountsCap } from './limits.js';

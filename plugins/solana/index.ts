@@ -4,9 +4,10 @@
  *
  * @packageDocumentation
  */
-import { chargeOnceStage, Tokens, validateSettings, type DedupMarks, type GatewayConfig, type NetworkFamily, type TollgatePlugin } from '../../core/plugin-api.js';
+import { Tokens, validateSettings, type GatewayConfig, type TollgatePlugin } from '../../core/plugin-api.js';
+import { chargeOnceStage, CachePoliciesToken, type NetworkFamily } from '../../core/family-api.js';
+import type { DedupMarks } from '../../core/store-api.js';
 import { createSolanaFamily, SOLANA_FAMILY_NAME, type SolanaFamilyOptions } from './family.js';
-import { CachePoliciesToken } from '../../core/plugin-api.js';
 import { SOLANA_CACHE_POLICIES } from './cache-policies.js';
 import { solanaNetworkSettings } from './network-settings.js';
 import { firstSignature } from './transaction-signature.js';

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { Errors, GatewayError, type JsonRpcResponse, type LimitsInput } from '../../core/plugin-api.js';
+import { Errors, GatewayError } from '../../core/plugin-api.js';
+import type { JsonRpcResponse, LimitsInput } from '../../core/family-api.js';
 import { MAX_BLOCKS_RANGE } from './methods.js';
 import { solanaNetworkSettings } from './network-settings.js';
 

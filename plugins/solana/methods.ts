@@ -6,7 +6,8 @@
  *
  * @module
  */
-import type { JsonSchema, MethodDefinition } from '../../core/plugin-api.js';
+import type { JsonSchema } from '../../core/plugin-api.js';
+import type { MethodDefinition } from '../../core/family-api.js';
 import { SOLANA_CREDITS as C } from './credits.js';
 import {
   accountInfoConfig,

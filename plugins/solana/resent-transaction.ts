@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { JsonRpcErrorObject, MethodDefinition, NodeErrorInput } from '../../core/plugin-api.js';
+import type { JsonRpcErrorObject, MethodDefinition, NodeErrorInput } from '../../core/family-api.js';
 import { firstSignature } from './transaction-signature.js';
 
 /**

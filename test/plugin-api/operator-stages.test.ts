@@ -1,7 +1,8 @@
 import t from 'tap';
 import { concat, defer, delayWhen, filter, map, mergeMap, NEVER, of, retry, timeout, timer, catchError, throwError, pipe } from 'rxjs';
 import { createGateway, Errors, GatewayError, type TollgatePlugin } from 'tollgate';
-import { Tokens, type MethodDefinition, type NetworkFamily, type Stage, type StageDefinition } from 'tollgate/plugin';
+import { Tokens, type Stage, type StageDefinition } from 'tollgate/plugin';
+import type { MethodDefinition, NetworkFamily } from 'tollgate/family';
 import { httpTransport } from 'tollgate/plugins/http';
 import type { AddressInfo } from 'node:net';
 import { startHoldingUpstream } from '../helpers/holding-upstream.js';

@@ -1,4 +1,4 @@
-import type { EmbeddedUpstreamInstance } from 'tollgate/plugin';
+import type { EmbeddedUpstreamInstance } from 'tollgate/upstream';
 import { startAnvil, type AnvilInstance } from './anvil-process.js';
 import { startBorServer, type BorServer } from './bor-server.js';
 import type { ResolvedDevnetSettings } from './devnet-settings.js';

@@ -1,4 +1,5 @@
-import { Tokens, type EmbeddedUpstreamProvider, type GatewayConfig, type TollgatePlugin } from 'tollgate/plugin';
+import { Tokens, type GatewayConfig, type TollgatePlugin } from 'tollgate/plugin';
+import type { EmbeddedUpstreamProvider } from 'tollgate/upstream';
 import { type NetworkConfig } from 'tollgate';
 import { InstanceTracker } from './instance-tracker.js';
 import { startDevnetInstance, type DevnetInstance, type DevnetKind } from './devnet-instance.js';

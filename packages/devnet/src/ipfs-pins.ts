@@ -7,8 +7,8 @@ import { KuboErrorCode, parseContentPath } from 'tollgate/plugins/ipfs';
 import { codecOf, linksOf } from './ipfs-ipld.js';
 import { boolOption, KUBO_HEADERS, KuboCommandError, write } from './ipfs-wire.js';
 
-/** The pin commands the node serves, and `dag/stat` (what a gateway asks to weigh a pin). */
-const PIN_COMMANDS = new Set(['pin/add', 'pin/ls', 'pin/rm', 'pin/update', 'dag/stat']);
+/** The pin commands the node serves, `dag/stat` (what a gateway asks to weigh a pin) and `refs` (what it asks to list indirect pins). */
+const PIN_COMMANDS = new Set(['pin/add', 'pin/ls', 'pin/rm', 'pin/update', 'dag/stat', 'refs']);
 
 /** The file, in the node's data directory, that keeps its pins across restarts. */
 export const PINS_FILE = 'pins.json';
@@ -51,7 +51,8 @@ function sendJson(res: ServerResponse, value: unknown): void {
 /**
  * The embedded node's pin set, as kubo keeps one: recursive pins by CID (with an optional name), kept in
  * `pins.json` beside the blocks, and the commands that read and change it (`pin/add`, `pin/ls`,
- * `pin/rm`, `pin/update`), plus `dag/stat` (a DAG's unique blocks and bytes). Pinning walks the whole DAG,
+ * `pin/rm`, `pin/update`), plus `dag/stat` (a DAG's unique blocks and bytes) and `refs` (the CIDs a DAG
+ * links). Pinning walks the whole DAG,
  * so a pin of content the node lacks fails as kubo offline does. The node collects no garbage: an unpinned
  * block stays readable until the data directory is removed.
  */
@@ -98,6 +99,7 @@ export class NodePins {
       case 'pin/ls': return this.#ls(search, res);
       case 'pin/rm': return this.#rm(search, res);
       case 'pin/update': return this.#update(search, res, signal);
+      case 'refs': return this.#refs(search, res, signal);
       default: return this.#dagStat(search, res, signal);
     }
   }
@@ -175,6 +177,37 @@ export class NodePins {
     sendJson(res, { UniqueBlocks: blocks, TotalSize: total, SharedSize: 0, Ratio: 1, DagStats: stats });
   }
 
+  /**
+   * kubo's `refs`: the CIDs the blocks under each argument link, as NDJSON `{"Ref","Err"}`, the root left
+   * out; `recursive` follows the links all the way down (else the root's own links only), `unique` names
+   * each CID once. A block the node lacks fails the command before any output, as kubo offline.
+   */
+  async #refs(search: URLSearchParams, res: ServerResponse, signal: AbortSignal): Promise<void> {
+    const roots = args(search, 'ipfs-path').map(cidOf);
+    const recursive = boolOption(search.get('recursive') ?? search.get('r'), false);
+    const unique = boolOption(search.get('unique') ?? search.get('u'), false);
+    const refs: string[] = [];
+    const named = new Set<string>();
+    for (const root of roots) {
+      const walked = new Set<string>();
+      const pending: CID[] = [root];
+      while (pending.length > 0) {
+        const cid = pending.pop()!;
+        if (walked.has(cid.toString())) continue;
+        walked.add(cid.toString());
+        const { links } = await this.#block(cid, signal);
+        for (const link of links) {
+          if (unique && named.has(link.toString())) continue;
+          named.add(link.toString());
+          refs.push(link.toString());
+        }
+        if (recursive) pending.push(...links.reverse());
+      }
+    }
+    res.writeHead(200, { ...KUBO_HEADERS, 'content-type': 'application/json', 'x-chunked-output': '1' });
+    res.end(refs.map((ref) => `${JSON.stringify({ Ref: ref, Err: '' })}\n`).join(''));
+  }
+
   /** Reads every block of the DAG under `root`, following the links of the codecs the node decodes: their count and bytes. */
   async #walk(root: CID, signal: AbortSignal): Promise<{ blocks: number; bytes: number }> {
     const seen = new Set<string>();
@@ -184,27 +217,32 @@ export class NodePins {
       const cid = pending.pop()!;
       if (seen.has(cid.toString())) continue;
       seen.add(cid.toString());
-      const chunks: Uint8Array[] = [];
-      try {
-        for await (const chunk of this.#blockstore.get(cid, { signal })) chunks.push(chunk);
-      } catch (error) {
-        if (isNotFound(error)) throw new KuboCommandError(notFound(cid));
-        throw error;
-      }
-      const block = Buffer.concat(chunks);
-      bytes += block.length;
-      // Links of every codec the node decodes (dag-pb, dag-cbor, dag-json...); a raw block has none.
-      const codec = codecOf(cid);
-      if (codec === undefined) continue;
-      let node: unknown;
-      try {
-        node = codec.decode(block);
-      } catch (error) {
-        throw new KuboCommandError(`cannot decode ${cid.toString()} as ${codec.name}: ${(error as Error).message}`);
-      }
-      pending.push(...linksOf(node));
+      const block = await this.#block(cid, signal);
+      bytes += block.bytes;
+      pending.push(...block.links);
     }
     return { blocks: seen.size, bytes };
+  }
+
+  /** One block's size and the CIDs it links (through the codecs the node decodes: dag-pb, dag-cbor, dag-json...; a raw block links none). */
+  async #block(cid: CID, signal: AbortSignal): Promise<{ bytes: number; links: CID[] }> {
+    const chunks: Uint8Array[] = [];
+    try {
+      for await (const chunk of this.#blockstore.get(cid, { signal })) chunks.push(chunk);
+    } catch (error) {
+      if (isNotFound(error)) throw new KuboCommandError(notFound(cid));
+      throw error;
+    }
+    const block = Buffer.concat(chunks);
+    const codec = codecOf(cid);
+    if (codec === undefined) return { bytes: block.length, links: [] };
+    let node: unknown;
+    try {
+      node = codec.decode(block);
+    } catch (error) {
+      throw new KuboCommandError(`cannot decode ${cid.toString()} as ${codec.name}: ${(error as Error).message}`);
+    }
+    return { bytes: block.length, links: linksOf(node) };
   }
 
   /** Writes the pin set (one write at a time, through a temporary file, so a crash leaves the old or the new set). */

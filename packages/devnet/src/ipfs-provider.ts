@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { EmbeddedUpstreamInstance, EmbeddedUpstreamProvider } from 'tollgate/plugin';
+import type { EmbeddedUpstreamInstance, EmbeddedUpstreamProvider } from 'tollgate/upstream';
 import type { NetworkConfig } from 'tollgate';
 import { checkDevnetLayer, NETWORK_OPTIONS_SCHEMA } from './devnet-settings.js';
 import type { IpfsNode, IpfsNodeOptions } from './ipfs-node.js';

@@ -8,7 +8,9 @@
  *
  * @module
  */
-import { Errors, GatewayError, NodeAnswerError, type Clock, type FilterLimits, type FilterStore, type LimitsInput, type MethodDefinition } from '../../../core/plugin-api.js';
+import { Errors, GatewayError, type Clock } from '../../../core/plugin-api.js';
+import { NodeAnswerError, type LimitsInput, type MethodDefinition } from '../../../core/family-api.js';
+import type { FilterLimits, FilterStore } from '../../../core/store-api.js';
 import { answerWith, answerWithNodeError } from '../gateway-answer.js';
 import { logFilter } from '../log-filter.js';
 import { noParams, positional, quantity } from '../schemas.js';

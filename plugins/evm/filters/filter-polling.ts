@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { NetworkRuntime } from '../../../core/plugin-api.js';
+import type { NetworkRuntime } from '../../../core/family-api.js';
 import { headUnknown, lookupHead } from '../head-lookup.js';
 
 /** The criteria of a log filter, as `eth_newFilter` took them. */

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { Errors, GatewayError, NodeAnswerError, keyOf, type LimitsInput, type NetworkRuntime } from '../../../core/plugin-api.js';
+import { Errors, GatewayError, keyOf } from '../../../core/plugin-api.js';
+import { NodeAnswerError, type LimitsInput, type NetworkRuntime } from '../../../core/family-api.js';
 import { answerWith, answerWithChargedError, answerWithNodeError } from '../gateway-answer.js';
 import { isRangeTooWide } from './range-too-wide.js';
 import { takeSplitSlot } from './split-slots.js';

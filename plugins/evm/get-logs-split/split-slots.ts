@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { Errors, GatewayError, type NetworkRuntime } from '../../../core/plugin-api.js';
+import { Errors, GatewayError } from '../../../core/plugin-api.js';
+import type { NetworkRuntime } from '../../../core/family-api.js';
 
 /** Per-network state: split calls in flight, by key id. */
 const IN_FLIGHT = 'evm.getLogs.splitsInFlight';

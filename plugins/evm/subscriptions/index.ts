@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { SubscriptionSupport } from '../../../core/plugin-api.js';
+import type { SubscriptionSupport } from '../../../core/family-api.js';
 import { HeadContinuity } from './head-continuity.js';
 import { LogContinuity } from './log-continuity.js';
 import { PendingContinuity } from './pending-continuity.js';

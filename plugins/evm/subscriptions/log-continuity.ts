@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { StreamAsk, StreamContinuity } from '../../../core/plugin-api.js';
+import type { StreamAsk, StreamContinuity } from '../../../core/family-api.js';
 
 /** A log as a `logs` subscription sends it (only the fields read here). */
 interface Log {

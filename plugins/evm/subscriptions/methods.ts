@@ -3,7 +3,8 @@
  *
  * @module
  */
-import type { JsonSchema, MethodDefinition } from '../../../core/plugin-api.js';
+import type { JsonSchema } from '../../../core/plugin-api.js';
+import type { MethodDefinition } from '../../../core/family-api.js';
 import { addresses, MAX_TOPIC_POSITIONS, topicPosition } from '../log-filter.js';
 import { positional } from '../schemas.js';
 

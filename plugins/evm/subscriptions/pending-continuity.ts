@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { StreamContinuity } from '../../../core/plugin-api.js';
+import type { StreamContinuity } from '../../../core/family-api.js';
 
 /** Hashes remembered to drop repeats. */
 const REMEMBERED = 8192;

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { StreamRequest } from '../../../core/plugin-api.js';
+import type { StreamRequest } from '../../../core/family-api.js';
 import type { SubscriptionKind } from './methods.js';
 
 type Topic = string | null | readonly (string | null)[];

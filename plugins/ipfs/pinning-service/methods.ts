@@ -1,4 +1,5 @@
-import type { JsonSchema, MethodDefinition } from '../../../core/plugin-api.js';
+import type { JsonSchema } from '../../../core/plugin-api.js';
+import type { MethodDefinition } from '../../../core/family-api.js';
 import type { CommandKind } from '../commands.js';
 import { parseContentPath } from '../content-path.js';
 

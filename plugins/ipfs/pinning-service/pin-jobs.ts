@@ -1,4 +1,5 @@
-import { Errors, GatewayError, type PinRecord, type PinStore, type RequestContext, type StageDependencies, type UpstreamReply } from '../../../core/plugin-api.js';
+import { Errors, GatewayError, type RequestContext, type StageDependencies, type UpstreamReply } from '../../../core/plugin-api.js';
+import type { PinRecord, PinStore } from '../../../core/store-api.js';
 import { kuboErrorMessage } from '../kubo-errors.js';
 import type { NodePinRequests } from '../node-pins.js';
 import { storageLimitReached } from '../storage-limit.js';

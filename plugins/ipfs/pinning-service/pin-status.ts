@@ -1,4 +1,4 @@
-import { pinIdOf, type PinRecord } from '../../../core/plugin-api.js';
+import { pinIdOf, type PinRecord } from '../../../core/store-api.js';
 import type { PinQuery } from './methods.js';
 
 /** The spec's `PinStatus`. */

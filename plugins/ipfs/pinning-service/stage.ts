@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createUpstreamSender } from '../../../core/upstream-api.js';
-import { Errors, GatewayError, keyOf, pinIdOf, step, Tokens, type PinRecord, type PinStore, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
+import { Errors, GatewayError, keyOf, step, Tokens, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
+import { pinIdOf, type PinRecord, type PinStore } from '../../../core/store-api.js';
 import { parseContentPath } from '../content-path.js';
 import { isIpfsNetwork } from '../family.js';
 import { NodePinRequests } from '../node-pins.js';

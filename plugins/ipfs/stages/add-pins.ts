@@ -1,6 +1,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import { createUpstreamSender } from '../../../core/upstream-api.js';
-import { ContextKey, keyOf, replyOf, step, Tokens, type GatewayError, type PinStore, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
+import { ContextKey, keyOf, replyOf, step, Tokens, type GatewayError, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
+import type { PinStore } from '../../../core/store-api.js';
 import { ipfsCommand, takesUpload } from '../commands.js';
 import { IPFS_REQUEST } from '../context-keys.js';
 import { isIpfsNetwork } from '../family.js';

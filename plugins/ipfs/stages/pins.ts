@@ -1,10 +1,11 @@
 import { createUpstreamSender } from '../../../core/upstream-api.js';
-import { Errors, GatewayError, keyOf, pinIdOf, planOf, step, Tokens, type PinRecord, type PinStore, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
+import { Errors, GatewayError, keyOf, planOf, step, Tokens, type RequestContext, type StageDefinition, type UpstreamReply } from '../../../core/plugin-api.js';
+import { pinIdOf, type PinRecord, type PinStore } from '../../../core/store-api.js';
 import { parseContentPath } from '../content-path.js';
 import { IPFS_REQUEST } from '../context-keys.js';
 import { isIpfsNetwork } from '../family.js';
 import { kuboErrorReply } from '../kubo-errors.js';
-import { NodePinRequests } from '../node-pins.js';
+import { NodePinRequests, type NodeOutcome } from '../node-pins.js';
 import type { ResolvedIpfsSettings } from '../settings.js';
 import { storageLimitReached } from '../storage-limit.js';
 
@@ -86,36 +87,97 @@ async function heldPin(store: PinStore, keyId: string, cid: string): Promise<{ r
   return { pin: { ...shown, bytes: Math.max(...pinned.map((p) => p.bytes)) }, all };
 }
 
+/** The key's pins that hold content now, each CID once (see {@link heldPin}), oldest first. */
+async function keyPins(store: PinStore, keyId: string): Promise<PinRecord[]> {
+  const pins: PinRecord[] = [];
+  const seen = new Set<string>();
+  for (const pin of await store.list(keyId)) {
+    if (!isPinned(pin) || seen.has(pin.cid)) continue;
+    seen.add(pin.cid);
+    pins.push((await heldPin(store, keyId, pin.cid))?.pin ?? pin);
+  }
+  return pins;
+}
+
+/**
+ * What `roots` (the key's recursive pins) pin indirectly: every CID their DAGs link (the node's `refs`),
+ * each once with the root it is first reached through, the roots themselves left out (a recursive pin is
+ * listed as recursive, as kubo does). With `wanted`, the walk stops once each of them is found.
+ */
+async function indirectPins(ctx: RequestContext, deps: PinDeps, roots: readonly PinRecord[], wanted?: ReadonlySet<string>): Promise<NodeOutcome<Map<string, string>>> {
+  const recursive = new Set(roots.map((pin) => pin.cid));
+  const via = new Map<string, string>();
+  for (const root of roots) {
+    if (wanted !== undefined && [...wanted].every((cid) => via.has(cid))) break;
+    const refs = await deps.node.refs(ctx, root.cid);
+    if (!refs.ok) return refs;
+    for (const ref of refs.value) if (!recursive.has(ref) && !via.has(ref)) via.set(ref, root.cid);
+  }
+  return { ok: true, value: via };
+}
+
+/** One entry of a `pin/ls` answer: kubo's `Type` is `recursive`, `indirect`, or `indirect through <root>` for an argument. */
+interface ListedPin {
+  readonly cid: string;
+  readonly type: string;
+  readonly name?: string | undefined;
+}
+
+/**
+ * kubo's `pin/ls` over the key's pins, which are all recursive (the gateway offers no direct pins): `type`
+ * `recursive` lists them, `indirect` what their DAGs link (each CID once, asked of the node with `refs`),
+ * `all` (the default) both, `direct` nothing. With arguments each must be pinned as `type` asks (a CID
+ * inside one of the key's pins is `indirect through <that pin>`), else the call fails naming it, as kubo.
+ */
 async function pinLs(ctx: RequestContext, deps: PinDeps, args: readonly string[], options: Readonly<Record<string, string>>): Promise<UpstreamReply> {
   const keyId = keyOf(ctx).id;
+  const store = deps.store();
   const type = options.type ?? options.t ?? 'all';
   const names = flag(options, ['names', 'n'], options.name !== undefined);
   const quiet = flag(options, ['quiet', 'q'], false);
-  let pins: PinRecord[] = [];
-  // The gateway keeps each key's recursive pins; what they pin indirectly, and direct pins, are not listed.
+  const recursive = type === 'all' || type === 'recursive';
+  const indirect = type === 'all' || type === 'indirect';
+  let listed: ListedPin[] = [];
   // A CID the key holds through several pins (Pinning Service API requests beside the file API's) is one pin here.
-  if (type === 'all' || type === 'recursive') {
-    if (args.length === 0) {
-      const seen = new Set<string>();
-      for (const pin of await deps.store().list(keyId)) {
-        if (!isPinned(pin) || seen.has(pin.cid)) continue;
-        seen.add(pin.cid);
-        pins.push((await heldPin(deps.store(), keyId, pin.cid))?.pin ?? pin);
-      }
+  if (args.length > 0) {
+    const cids = args.map(pinCid);
+    const held = new Map<string, PinRecord>();
+    for (const cid of cids) {
+      const pin = (await heldPin(store, keyId, cid))?.pin;
+      if (pin !== undefined) held.set(cid, pin);
     }
-    for (const arg of args) {
-      const held = await heldPin(deps.store(), keyId, pinCid(arg));
-      if (held === undefined) return kuboErrorReply(`path '${arg}' is not pinned`);
-      pins.push(held.pin);
+    // A recursive pin is never indirect too: only the others are looked for inside the key's pins.
+    const unheld = new Set(cids.filter((cid) => !held.has(cid)));
+    let via = new Map<string, string>();
+    if (indirect && unheld.size > 0) {
+      const found = await indirectPins(ctx, deps, await keyPins(store, keyId), unheld);
+      if (!found.ok) return found.reply;
+      via = found.value;
+    }
+    for (const [i, cid] of cids.entries()) {
+      const pin = held.get(cid);
+      const root = via.get(cid);
+      if (pin !== undefined && recursive) listed.push({ cid, type: 'recursive', name: pin.name });
+      else if (pin === undefined && root !== undefined) listed.push({ cid, type: `indirect through ${root}` });
+      else return kuboErrorReply(`path '${args[i]}' is not pinned`);
+    }
+  } else {
+    const pins = await keyPins(store, keyId);
+    if (recursive) listed.push(...pins.map((pin) => ({ cid: pin.cid, type: 'recursive', name: pin.name })));
+    // Indirect pins have no name: a name filter leaves none of them, so their walk is skipped.
+    if (indirect && options.name === undefined) {
+      const found = await indirectPins(ctx, deps, pins);
+      if (!found.ok) return found.reply;
+      for (const cid of found.value.keys()) listed.push({ cid, type: 'indirect' });
     }
   }
-  if (options.name !== undefined) pins = pins.filter((p) => p.name === options.name);
-  const entry = (pin: PinRecord): Record<string, string> => ({ ...(quiet ? {} : { Type: 'recursive' }), ...(names && pin.name !== undefined ? { Name: pin.name } : {}) });
+  if (options.name !== undefined) listed = listed.filter((p) => p.name === options.name);
+  const entry = (pin: ListedPin): Record<string, string> => ({ ...(quiet ? {} : { Type: pin.type }), ...(names && pin.name !== undefined ? { Name: pin.name } : {}) });
   if (flag(options, ['stream', 's'], false)) {
-    const lines = pins.map((pin) => `${JSON.stringify({ Cid: pin.cid, ...entry(pin) })}\n`).join('');
+    const lines = listed.map((pin) => `${JSON.stringify({ Cid: pin.cid, ...entry(pin) })}\n`).join('');
     return { status: 200, headers: { 'content-type': 'application/json', 'x-chunked-output': '1' }, body: Buffer.from(lines) };
   }
-  return json({ Keys: Object.fromEntries(pins.map((pin) => [pin.cid, entry(pin)])) });
+  return json({ Keys: Object.fromEntries(listed.map((pin) => [pin.cid, entry(pin)])) });
 }
 
 /** Removes every pin of `keyId` of `cid` and returns them. */
@@ -181,7 +243,7 @@ async function pinUpdate(ctx: RequestContext, deps: PinDeps, args: readonly stri
 /**
  * Serves `pin/add`, `pin/ls`, `pin/rm` and `pin/update` from the key's own pins (`Tokens.PinStore`):
  * `pin/ls` lists the caller's pins only, each CID once however many pins (the file API's, Pinning Service
- * API requests) hold it; `pin/rm` and `pin/update` act on the caller's pins only, taking its whole hold of
+ * API requests) hold it, and by `type` what they pin indirectly; `pin/rm` and `pin/update` act on the caller's pins only, taking its whole hold of
  * the CID (its pin requests included), and the node unpins content only when no other key pins it; `pin/add` weighs the DAG (`dag/stat`) and records
  * the pin, within the plan's `storageBytes`, before the node pins it. Answers are kubo's (`{"Pins":[...]}`,
  * `{"Keys":{...}}`, its error bodies); the call then skips `dispatch`.

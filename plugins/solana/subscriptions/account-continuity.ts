@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { StreamAsk, StreamContinuity } from '../../../core/plugin-api.js';
+import type { StreamAsk, StreamContinuity } from '../../../core/family-api.js';
 
 /** An account notification's result, and `getAccountInfo`'s: `{context: {slot}, value}`. */
 interface AccountAtSlot {

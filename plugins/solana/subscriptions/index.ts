@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { StreamRequest, SubscriptionMethod, SubscriptionSupport, StreamContinuity } from '../../../core/plugin-api.js';
+import type { StreamRequest, SubscriptionMethod, SubscriptionSupport, StreamContinuity } from '../../../core/family-api.js';
 import { AccountContinuity } from './account-continuity.js';
 import { OrderedSlots } from './ordered-slots.js';
 import { SeenEvents } from './seen-events.js';

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { JsonSchema, MethodDefinition, SubscriptionMethod } from '../../../core/plugin-api.js';
+import type { JsonSchema } from '../../../core/plugin-api.js';
+import type { MethodDefinition, SubscriptionMethod } from '../../../core/family-api.js';
 import { accountEncoding, commitment, dataSlice, positional, pubkey, u64 } from '../schemas.js';
 
 /** A transaction signature: 64 bytes in base 58 (64 to 88 characters). */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { StreamAsk, StreamContinuity } from '../../../core/plugin-api.js';
+import type { StreamAsk, StreamContinuity } from '../../../core/family-api.js';
 
 /** Where an event of the stream says its slot, and how a gap is filled. */
 export interface SlotStream {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { StreamContinuity } from '../../../core/plugin-api.js';
+import type { StreamContinuity } from '../../../core/family-api.js';
 
 /** Identities remembered: a repeat after a move comes within the last few slots, far fewer events than this. */
 const REMEMBERED = 4_096;

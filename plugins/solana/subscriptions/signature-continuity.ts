@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { StreamAsk, StreamContinuity } from '../../../core/plugin-api.js';
+import type { StreamAsk, StreamContinuity } from '../../../core/family-api.js';
 
 /** The commitment levels, weakest first. */
 const LEVELS = ['processed', 'confirmed', 'finalized'];

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { StreamAsk } from '../../../core/plugin-api.js';
+import type { StreamAsk } from '../../../core/family-api.js';
 import { slotsAfter, type SlotStream } from './ordered-slots.js';
 
 /** A slot notification's result. */

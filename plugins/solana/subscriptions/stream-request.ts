@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { StreamRequest, SubscriptionMethod } from '../../../core/plugin-api.js';
+import type { StreamRequest, SubscriptionMethod } from '../../../core/family-api.js';
 
 /**
  * `value` with object members sorted and `null` members dropped (agave reads a `null` as an absent field),

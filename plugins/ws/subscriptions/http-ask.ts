@@ -1,4 +1,4 @@
-import { type StreamAsk } from '../../../core/plugin-api.js';
+import type { StreamAsk } from '../../../core/family-api.js';
 import { type Upstream } from '../../../core/upstream-api.js';
 import { UpstreamCallError } from '../upstream/upstream-socket.js';
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { isPromise, type MaybePromise, type StreamAsk, type StreamContinuity, type StreamRequest, type SubscriptionMethod, type SubscriptionSupport } from '../../../core/plugin-api.js';
+import { isPromise, type MaybePromise } from '../../../core/plugin-api.js';
+import type { StreamAsk, StreamContinuity, StreamRequest, SubscriptionMethod, SubscriptionSupport } from '../../../core/family-api.js';
 import { type Upstream } from '../../../core/upstream-api.js';
 import type { UpstreamSocket } from '../upstream/upstream-socket.js';
 import { httpAsk } from './http-ask.js';

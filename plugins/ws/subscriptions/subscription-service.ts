@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { Errors, GatewayError, type RequestContext, type StreamRequest, type SubscriptionIdFormat, type SubscriptionMethod, type SubscriptionSupport } from '../../../core/plugin-api.js';
+import { Errors, GatewayError, type RequestContext } from '../../../core/plugin-api.js';
+import type { StreamRequest, SubscriptionIdFormat, SubscriptionMethod, SubscriptionSupport } from '../../../core/family-api.js';
 import { type Upstream, type UpstreamSelector } from '../../../core/upstream-api.js';
 import { StreamHub } from './stream-hub.js';
 import type { UpstreamSocketPool } from '../upstream/socket-pool.js';

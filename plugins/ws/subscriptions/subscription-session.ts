@@ -1,5 +1,6 @@
 import type { ClientSocket } from '../client-socket.js';
-import { ContextKey, Errors, GatewayError, isPromise, type RequestContext, type StreamRequest, type SubscriptionMethod, type SubscriptionSupport, keyOf, planOf } from '../../../core/plugin-api.js';
+import { ContextKey, Errors, GatewayError, isPromise, type RequestContext, keyOf, planOf } from '../../../core/plugin-api.js';
+import type { StreamRequest, SubscriptionMethod, SubscriptionSupport } from '../../../core/family-api.js';
 import { type ApiKeyRecord, type Plan } from '../../../core/store-api.js';
 import { type EventCharge, type GatewayRuntime, type MeteredEvent } from '../../../core/transport-api.js';
 import type { HubMember, StreamHub } from './stream-hub.js';

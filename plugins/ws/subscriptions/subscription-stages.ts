@@ -1,4 +1,5 @@
-import { Errors, GatewayError, step, type Network, type RequestContext, type StageDefinition, type SubscriptionMethod, type SubscriptionSupport, methodOf, planOf } from '../../../core/plugin-api.js';
+import { Errors, GatewayError, step, type Network, type RequestContext, type StageDefinition, methodOf, planOf } from '../../../core/plugin-api.js';
+import type { SubscriptionMethod, SubscriptionSupport } from '../../../core/family-api.js';
 import { networkUnavailable } from '../../../core/upstream-api.js';
 import { SUBSCRIPTION_SESSION } from './subscription-session.js';
 import type { SubscriptionService } from './subscription-service.js';

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { EmbeddedUpstreamInstance } from 'tollgate/plugin';
+import type { EmbeddedUpstreamInstance } from 'tollgate/upstream';
 import { checkDevnetLayer, LITESVM_PROPERTIES, NETWORK_OPTIONS_SCHEMA } from '../devnet-settings.js';
 import { LiteSvmNode, type LiteSvmNodeOptions } from './litesvm-node.js';
 import { startLiteSvmServer, type LiteSvmServer } from './rpc-server.js';

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { EmbeddedUpstreamProvider } from 'tollgate/plugin';
+import type { EmbeddedUpstreamProvider } from 'tollgate/upstream';
 import type { NetworkConfig } from 'tollgate';
 import { InstanceTracker } from '../instance-tracker.js';
 import { readLiteSvmSettings, startLiteSvmInstance, type LiteSvmInstance, type LiteSvmSettings } from './instance.js';
