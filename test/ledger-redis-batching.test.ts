@@ -7,7 +7,8 @@
 import t from 'tap';
 import { Agent, request } from 'undici';
 import type { GatewayConfigInput } from '../core/index.js';
-import { createRedisStore, type RedisStore } from '../plugins/ledger-redis/index.js';
+import type { RedisStore } from '../plugins/ledger-redis/index.js';
+import { openRedisStore, scriptsRun } from './helpers/redis-store.js';
 import { startTinyUpstream } from './helpers/tiny-upstream.js';
 import { startGatewayProcess } from './helpers/gateway-process.js';
 import { redisAvailable, startRedisServer } from './helpers/redis-server.js';
@@ -28,19 +29,7 @@ const agent = new Agent({ connections: 512 });
 t.teardown(() => agent.close());
 const BODY = JSON.stringify(rpc('eth_blockNumber', []));
 
-async function openStore(prefix: string): Promise<RedisStore> {
-  const store = createRedisStore({ url: redis.url, prefix });
-  await store.open();
-  return store;
-}
-
-/** Scripts Redis has run so far (EVAL and EVALSHA), from INFO commandstats. */
-async function scriptsRun(store: RedisStore): Promise<number> {
-  const stats = await store.connection.client.info('commandstats');
-  let total = 0;
-  for (const match of stats.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm)) total += Number(match[2]);
-  return total;
-}
+const openStore = (prefix: string): Promise<RedisStore> => openRedisStore(redis.url, prefix);
 
 /** One call; 1 when it carried a result, else the HTTP status. */
 async function call(url: string): Promise<number> {

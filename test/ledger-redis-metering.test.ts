@@ -10,7 +10,8 @@ import { keyOf, step, Tokens, type TollgatePlugin } from '../core/plugin-api.js'
 import { MeteringToken, type Charge, type Charged } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
-import { createRedisStore, ledgerRedis, type RedisStore } from '../plugins/ledger-redis/index.js';
+import { ledgerRedis, type RedisStore } from '../plugins/ledger-redis/index.js';
+import { openRedisStore, scriptsRun } from './helpers/redis-store.js';
 import { ManualClock, startTestGateway } from './helpers/gateway.js';
 import { post, rpc } from './helpers/json-rpc.js';
 import { startTinyUpstream } from './helpers/tiny-upstream.js';
@@ -28,19 +29,7 @@ const NOW = Date.UTC(2026, 10, 22, 12);
 const DAY = new Date(NOW);
 const PLAN = { dailyCredits: 200, creditsPerSecond: 1000 };
 
-async function openStore(prefix: string): Promise<RedisStore> {
-  const store = createRedisStore({ url: redis.url, prefix });
-  await store.open();
-  return store;
-}
-
-/** Scripts Redis has run so far (EVAL and EVALSHA), from INFO commandstats. */
-async function scriptsRun(store: RedisStore): Promise<number> {
-  const stats = await store.connection.client.info('commandstats');
-  let total = 0;
-  for (const match of stats.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm)) total += Number(match[2]);
-  return total;
-}
+const openStore = (prefix: string): Promise<RedisStore> => openRedisStore(redis.url, prefix);
 
 const SCRIPT_NAMES = new Map<string, string>(
   Object.entries({ TAKE, TAKE_DEBIT, TAKE_DEBIT_BATCH, DEBIT, REFUND }).flatMap(([name, lua]) => [[createHash('sha1').update(lua).digest('hex'), name], [lua, name]]),

@@ -15,7 +15,7 @@ export { resolveAnvilBinary, anvilPlatformPackage, ANVIL_BINARY_ENV } from './an
 export { freePort } from './free-port.js';
 export { seedDevnet, SEED_REVERT_REASON } from './seed.js';
 export type { DevnetSeed, SeedOptions, SeededTransaction, SeededLogs, SeededRevert } from './seed-types.js';
-export type { SeedContractArtifact, SeedContractSelectors, AbiItem, AbiParameter } from './seed-contract-artifact.js';
+export type { ContractBuild, SeedContractArtifact, SeedContractSelectors, AbiItem, AbiParameter } from './seed-contract-artifact.js';
 export { SEED_CONTRACT } from './seed-contract.js';
 export { seedStablecoin, DEVNET_PAYER_KEY, DEVNET_PAYER_ADDRESS, DEVNET_PAYER_FUNDS, MULTICALL3_ADDRESS, type DevnetStablecoin, type StablecoinSender } from './stablecoin.js';
 export { STABLECOIN_CONTRACT, MULTICALL_CONTRACT } from './stablecoin-contract.js';

@@ -46,8 +46,8 @@ export interface SeedContractSelectors {
   readonly pings: Hex;
 }
 
-/** The seed contract, compiled: what `compile-seed-contract.ts` writes into `seed-contract.ts`. */
-export interface SeedContractArtifact {
+/** What every contract compiled ahead of time carries (the seed contract, the stablecoin). */
+export interface ContractBuild {
   /** Contract name. */
   readonly name: string;
   /** The compiler that built it. */
@@ -58,8 +58,12 @@ export interface SeedContractArtifact {
   readonly abi: readonly AbiItem[];
   /** Creation bytecode (what a deployment sends). */
   readonly bytecode: Hex;
-  /** Runtime bytecode (what `eth_getCode` returns once deployed). */
+  /** Runtime bytecode (what `eth_getCode` returns once deployed, immutables aside). */
   readonly deployedBytecode: Hex;
+}
+
+/** The seed contract, compiled: what `compile-seed-contract.ts` writes into `seed-contract.ts`. */
+export interface SeedContractArtifact extends ContractBuild {
   /** Function selectors by name. */
   readonly selectors: SeedContractSelectors;
   /** Topic 0 of `Ping(address,uint256,bytes32)`. */
