@@ -13,6 +13,10 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const exampleDir = join(root, 'examples', 'custom-plugin');
 /** The only file that may assemble a gateway from bundled plugins. */
 const SERVER_FILE = 'server.ts';
+/** The package's entries by audience (`tollgate/plugin`, `tollgate/family`...): its exports but the root, the plugins and package.json. */
+const AUDIENCE_ENTRIES = Object.keys((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports)
+  .filter((key) => key !== '.' && key !== './package.json' && !key.includes('*'))
+  .map((key) => `tollgate/${key.slice(2)}`);
 
 interface Violation {
   readonly file: string;
@@ -48,7 +52,7 @@ function specifiersOf(fileName: string, source: string): Array<{ specifier: stri
 /** Why `specifier` may not appear in `file` (a path relative to the example's folder), or undefined when it may. */
 function problemOf(file: string, specifier: string | undefined): string | undefined {
   if (specifier === undefined) return 'computed specifier: only string literals can be checked';
-  if (specifier === 'tollgate' || /^tollgate\/(plugin|store|transport|upstream)$/.test(specifier)) return undefined;
+  if (specifier === 'tollgate' || AUDIENCE_ENTRIES.includes(specifier)) return undefined;
   const plugin = /^tollgate\/plugins\/([a-z0-9-]+)$/.exec(specifier);
   if (plugin !== null) {
     if (file !== SERVER_FILE) return `plugin entry points are for ${SERVER_FILE} only; plugin code imports 'tollgate/plugin'`;
@@ -62,7 +66,7 @@ function problemOf(file: string, specifier: string | undefined): string | undefi
     const target = resolve(exampleDir, dirname(file), specifier);
     return target.startsWith(exampleDir + sep) ? undefined : `leaves examples/custom-plugin/ (resolves to ${relative(root, target)})`;
   }
-  return "only 'tollgate' and its entries by audience ('tollgate/plugin', '/store', '/transport', '/upstream'), 'tollgate/plugins/<name>' and '@tollgate/devnet' (server.ts), node:* builtins and the package's own files may be imported";
+  return `only 'tollgate' and its entries by audience (${AUDIENCE_ENTRIES.map((e) => `'${e}'`).join(', ')}), 'tollgate/plugins/<name>' and '@tollgate/devnet' (server.ts), node:* builtins and the package's own files may be imported`;
 }
 
 /** The violations of one file; `file` is its path relative to the example's folder. */
@@ -109,6 +113,8 @@ t.test('the checker catches what a separate package could not import', async (t)
     ['allowlist.ts', "import gateway = require('tollgate/core/gateway');\n", 'tollgate/core/gateway'],
     ['allowlist.ts', "const name = 'x';\nawait import(name);\n", '<computed>'],
     ['allowlist.ts', "import { readFile } from 'node:nope';\n", 'node:nope'],
+    ['allowlist.ts', "import type { MethodDefinition } from 'tollgate/families';\n", 'tollgate/families'],
+    ['allowlist.ts', "import manifest from 'tollgate/package.json';\n", 'tollgate/package.json'],
     ['nested/deep.ts', "import '../../../plugins/evm/index.js';\n", '../../../plugins/evm/index.js'],
     [SERVER_FILE, "import { nope } from 'tollgate/plugins/nope';\n", 'tollgate/plugins/nope'],
     [SERVER_FILE, "import { EVM_METHODS } from 'tollgate/plugins/evm/methods.js';\n", 'tollgate/plugins/evm/methods.js'],
@@ -124,6 +130,7 @@ t.test('the checker catches what a separate package could not import', async (t)
 t.test('the checker lets through what a separate package may import', async (t) => {
   const good = [
     "import { Errors } from 'tollgate'; import { type Stage } from 'tollgate/plugin';\nexport { step } from 'tollgate/plugin';\n",
+    "import type { MethodDefinition } from 'tollgate/family';\nimport type { CreditLedger } from 'tollgate/store';\n",
     "import { readFile } from 'node:fs/promises';\nimport type { AddressInfo } from 'node:net';\n",
     "import { refusalOf } from './allowlist-rules.js';\nexport * from './origin-pattern.js';\n",
     "const m = await import('./geth-extras.js');\n",
