@@ -1,4 +1,4 @@
-import type { InjectionToken } from '../../core/plugin-api.js';
+import type { DependencyContainer, InjectionToken } from '../../core/plugin-api.js';
 import { PluginError, type TollgatePlugin } from '../../core/plugin-api.js';
 import { embeddedFacilitator } from './embedded-facilitator.js';
 import type { PaymentFacilitator } from './facilitator.js';
@@ -7,17 +7,46 @@ import { OfferBook } from './offers.js';
 import { MemoryPaidCredits, type PaidCredits } from './paid-credits.js';
 import { PaymentDesk } from './payment-desk.js';
 import type { PaymentJournal } from './payment-journal.js';
-import { PAYMENTS_PLUGIN, resolvePaymentsSettings, type PaymentsSettings, type ResolvedPaymentsSettings } from './settings.js';
+import { RedisPaymentJournal, type JournalRedis } from './redis-payment-journal.js';
+import { SqlitePaymentJournal, type JournalDatabase } from './sqlite-payment-journal.js';
+import { PAYMENTS_PLUGIN, resolvePaymentsSettings, type JournalStore, type PaymentsSettings, type ResolvedPaymentsSettings } from './settings.js';
 import { urlFacilitator } from './url-facilitator.js';
 import type { Network } from './x402-types.js';
 
 /** The container token of the started plugin's {@link PaymentDesk}. */
 export const PaymentDeskToken = Symbol.for('tollgate.payments.PaymentDesk') as InjectionToken<PaymentDesk>;
 
+/**
+ * The container token of the payment journal the started plugin uses: the admin API lists payments
+ * through it (`Symbol.for`, so a plugin finds it without importing this one and its peers).
+ */
+export const PaymentJournalToken = Symbol.for('tollgate.payments.PaymentJournal') as InjectionToken<PaymentJournal>;
+
+// The store plugins register their connections under these (ledger-sqlite's `SqliteDatabaseToken`,
+// ledger-redis's `RedisConnectionToken`): the default journal lives in the store the gateway loaded.
+const SQLITE_DATABASE = Symbol.for('tollgate.ledger-sqlite.Database') as InjectionToken<JournalDatabase>;
+const REDIS_CONNECTION = Symbol.for('tollgate.ledger-redis.Connection') as InjectionToken<JournalRedis>;
+
+/** The journal `choice` names (undefined: the store the gateway loaded). */
+function journalOf(choice: JournalStore | undefined, container: DependencyContainer): PaymentJournal {
+  const sqlite = container.isRegistered(SQLITE_DATABASE, true);
+  const redis = container.isRegistered(REDIS_CONNECTION, true);
+  const store = choice ?? (redis ? 'redis' : sqlite ? 'sqlite' : 'memory');
+  if (store === 'sqlite') {
+    if (!sqlite) throw new Error(`plugins.${PAYMENTS_PLUGIN}.journal: sqlite needs the SQLite store (plugins.ledger-sqlite) in the gateway`);
+    return new SqlitePaymentJournal(container.resolve(SQLITE_DATABASE));
+  }
+  if (store === 'redis') {
+    if (!redis) throw new Error(`plugins.${PAYMENTS_PLUGIN}.journal: redis needs the Redis store (plugins.ledger-redis) in the gateway`);
+    return new RedisPaymentJournal(container.resolve(REDIS_CONNECTION));
+  }
+  return new MemoryPaymentJournal();
+}
+
 /** `payments({...})`: the settings, and parts given in code only. */
-export interface PaymentsOptions extends PaymentsSettings {
-  /** The journal (default in memory; {@link SqlitePaymentJournal} on the SQLite store's database keeps it). */
-  readonly journal?: PaymentJournal;
+export interface PaymentsOptions extends Omit<PaymentsSettings, 'journal'> {
+  /** The journal: where to keep it (see {@link PaymentsSettings.journal}), or one made in code. */
+  readonly journal?: JournalStore | PaymentJournal;
   /** Where bought credits go (default in memory, until the ledgers hold a paid balance). */
   readonly credits?: PaidCredits;
 }
@@ -58,9 +87,12 @@ function facilitatorOf(settings: ResolvedPaymentsSettings): PaymentFacilitator {
  * ```
  */
 export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
-  const { journal, credits, ...settingsPart } = options;
+  const { journal: journalOption, credits, ...rest } = options;
+  const journal = typeof journalOption === 'object' ? journalOption : undefined;
+  const settingsPart: PaymentsSettings = typeof journalOption === 'string' ? { ...rest, journal: journalOption } : rest;
   let settings: ResolvedPaymentsSettings | undefined;
   let desk: PaymentDesk | undefined;
+  let container: DependencyContainer | undefined;
   const started = (): PaymentDesk => {
     if (desk === undefined) throw new Error('the payments plugin is not started in a gateway yet');
     return desk;
@@ -70,16 +102,25 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
     get desk(): PaymentDesk {
       return started();
     },
-    register(container, config) {
+    register(registry, config) {
+      container = registry;
       settings = resolvePaymentsSettings([settingsPart, config.plugins[PAYMENTS_PLUGIN]]);
-      container.register(PaymentDeskToken, { useFactory: () => started() });
+      registry.register(PaymentDeskToken, { useFactory: () => started() });
+      registry.register(PaymentJournalToken, { useFactory: () => started().journal });
     },
     async start(gateway) {
       const resolved = settings as ResolvedPaymentsSettings;
-      desk = new PaymentDesk({ offers: new OfferBook(resolved.offers), facilitator: facilitatorOf(resolved), journal: journal ?? new MemoryPaymentJournal(), credits: credits ?? new MemoryPaidCredits() });
+      let chosen: PaymentJournal;
+      try {
+        chosen = journal ?? journalOf(resolved.journal, container as DependencyContainer);
+      } catch (error) {
+        throw new PluginError(`${PAYMENTS_PLUGIN}: ${(error as Error).message}`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN, cause: error });
+      }
+      desk = new PaymentDesk({ offers: new OfferBook(resolved.offers), facilitator: facilitatorOf(resolved), journal: chosen, credits: credits ?? new MemoryPaidCredits() });
       try {
         const recovered = await desk.recover();
-        if (recovered > 0) gateway.logger.info({ recovered }, 'payments: credited payments settled before a restart');
+        if (recovered.credited + recovered.failed + recovered.pending > 0) gateway.logger.info({ ...recovered }, 'payments: resolved payments a restart interrupted');
+        if (recovered.pending > 0) gateway.logger.warn({ pending: recovered.pending }, 'payments: some interrupted payments could not be resolved yet (the chain could not be asked); they are resolved at the next start or when their header is sent again');
       } catch (error) {
         throw new PluginError(`${PAYMENTS_PLUGIN}: recovering settled payments failed: ${(error as Error).message}`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN, cause: error });
       }

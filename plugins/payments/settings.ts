@@ -50,7 +50,15 @@ export interface PaymentsSettings {
   readonly offers?: Readonly<Record<string, readonly BundleOffer[]>>;
   /** Who verifies and settles payments: exactly one of `url` or `embedded`. */
   readonly facilitator?: FacilitatorChoice;
+  /**
+   * Where the payment journal is kept (default: the store the gateway loaded, so instances sharing a
+   * store share the journal: `sqlite` with the SQLite store, `redis` with the Redis store, else `memory`).
+   */
+  readonly journal?: JournalStore;
 }
+
+/** Where the payment journal is kept. */
+export type JournalStore = 'memory' | 'sqlite' | 'redis';
 
 /** The facilitator, as settings give it: exactly one member. */
 export interface FacilitatorChoice {
@@ -78,6 +86,8 @@ export interface ResolvedPaymentsSettings {
   readonly offers: Readonly<Record<string, ReadonlyArray<Required<BundleOffer>>>>;
   /** See {@link PaymentsSettings.facilitator}. */
   readonly facilitator: ResolvedUrlFacilitator | ResolvedEmbeddedFacilitator;
+  /** See {@link PaymentsSettings.journal}; undefined: the store the gateway loaded. */
+  readonly journal: JournalStore | undefined;
 }
 
 const address = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', problem: 'must be a 20-byte hex address (0x and 40 hex digits)' } as const;
@@ -106,6 +116,7 @@ const SETTINGS_SCHEMA = {
   additionalProperties: false,
   properties: {
     offers: { type: 'object', additionalProperties: { type: 'array', items: OFFER_SCHEMA, problem: 'must be a list of bundles' }, default: {} },
+    journal: { type: 'string', enum: ['memory', 'sqlite', 'redis'], problem: 'must be memory, sqlite or redis' },
     facilitator: {
       type: 'object',
       additionalProperties: false,
@@ -138,6 +149,7 @@ const SETTINGS_SCHEMA = {
 
 interface Validated {
   offers: Record<string, Required<BundleOffer>[]>;
+  journal?: JournalStore;
   facilitator: { url?: { url: string; timeoutMs: number }; embedded?: { rpcUrl: string; settlementKey: string; confirmationTimeoutMs: number } };
 }
 
@@ -148,9 +160,9 @@ interface Validated {
  * @throws ConfigError naming each offending field.
  */
 export function resolvePaymentsSettings(sources: ReadonlyArray<object | undefined>, where = `plugins.${PAYMENTS_PLUGIN}`): ResolvedPaymentsSettings {
-  const { offers, facilitator } = validateSettings<Validated>(SETTINGS_SCHEMA, sources, where);
+  const { offers, facilitator, journal } = validateSettings<Validated>(SETTINGS_SCHEMA, sources, where);
   const chosen = facilitator.url !== undefined
     ? { kind: 'url' as const, ...facilitator.url }
     : { kind: 'embedded' as const, ...(facilitator.embedded as NonNullable<Validated['facilitator']['embedded']>) };
-  return { offers, facilitator: chosen };
+  return { offers, facilitator: chosen, journal };
 }
