@@ -86,8 +86,8 @@ export interface ResolvedPaymentsSettings {
   readonly offers: Readonly<Record<string, ReadonlyArray<Required<BundleOffer>>>>;
   /** See {@link PaymentsSettings.facilitator}. */
   readonly facilitator: ResolvedUrlFacilitator | ResolvedEmbeddedFacilitator;
-  /** See {@link PaymentsSettings.journal}; undefined: the store the gateway loaded. */
-  readonly journal: JournalStore | undefined;
+  /** See {@link PaymentsSettings.journal}; absent: the store the gateway loaded. */
+  readonly journal?: JournalStore;
 }
 
 const address = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', problem: 'must be a 20-byte hex address (0x and 40 hex digits)' } as const;
@@ -164,5 +164,5 @@ export function resolvePaymentsSettings(sources: ReadonlyArray<object | undefine
   const chosen = facilitator.url !== undefined
     ? { kind: 'url' as const, ...facilitator.url }
     : { kind: 'embedded' as const, ...(facilitator.embedded as NonNullable<Validated['facilitator']['embedded']>) };
-  return { offers, facilitator: chosen, journal };
+  return { offers, facilitator: chosen, ...(journal === undefined ? {} : { journal }) };
 }
