@@ -51,6 +51,12 @@ export const CLI_COMMANDS: readonly CliCommandSpec[] = [
     run: async (cli) => (await import('./store-commands.js')).runStoreCommand(cli),
   },
   {
+    name: 'payments',
+    synopsis: ['payments --wallet <0x...>'],
+    summary: 'lists the x402 payments a wallet made, whatever key they bought credits for (the payments plugin\'s journal, in the store the gateway uses)',
+    run: async (cli) => (await import('./store-commands.js')).runStoreCommand(cli),
+  },
+  {
     name: 'config',
     synopsis: ['config check [<file>]'],
     summary: 'checks a configuration file as start would (every problem at once) and prints it resolved (defaults filled in, secrets masked)',
