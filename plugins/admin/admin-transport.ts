@@ -252,8 +252,9 @@ export class AdminTransport implements Transport {
       const key = query.get('key') ?? undefined;
       if (wallet !== undefined && !WALLET_PATTERN.test(wallet)) throw new AdminError(400, 'bad_request', 'wallet: must be an address (0x and 40 hex digits)');
       if (wallet === undefined && key === undefined) throw new AdminError(400, 'bad_request', 'give wallet=0x… or key=<id>');
-      const payments = await listPayments(this.#journal(gateway), { payer: wallet, keyId: key, limit: paymentLimit(query) });
-      return { status: 200, body: { ...(wallet === undefined ? {} : { wallet }), ...(key === undefined ? {} : { key }), payments } };
+      const journal = this.#journal(gateway);
+      const payments = journal === undefined ? [] : await listPayments(journal, { payer: wallet, keyId: key, limit: paymentLimit(query) });
+      return { status: 200, body: { ...(wallet === undefined ? {} : { wallet }), ...(key === undefined ? {} : { key }), takesPayments: journal !== undefined, payments } };
     }
     if (first === 'keys' && id === undefined) {
       allow('GET', 'POST');
@@ -299,7 +300,8 @@ export class AdminTransport implements Transport {
         allow('GET');
         const journal = this.#journal(gateway);
         await manager.get(id);
-        return { status: 200, body: { id, payments: await listPayments(journal, { keyId: id, limit: paymentLimit(query) }) } };
+        const payments = journal === undefined ? [] : await listPayments(journal, { keyId: id, limit: paymentLimit(query) });
+        return { status: 200, body: { id, takesPayments: journal !== undefined, payments } };
       }
       if (action === 'pins') {
         allow('GET');
@@ -317,10 +319,9 @@ export class AdminTransport implements Transport {
     throw new AdminError(404, 'not_found', `no admin route ${method} ${this.#settings.prefix}${path}`);
   }
 
-  /** The payments plugin's journal; 404 when the gateway sells no credits. */
-  #journal(gateway: GatewayRuntime): PaymentLister {
-    if (!gateway.container.isRegistered(PaymentJournalKey, true)) throw new AdminError(404, 'payments_off', 'this gateway takes no payments (plugins.payments is not loaded)');
-    return gateway.container.resolve(PaymentJournalKey);
+  /** The payments plugin's journal; undefined when the gateway takes no payments (the plugin is not loaded). */
+  #journal(gateway: GatewayRuntime): PaymentLister | undefined {
+    return gateway.container.isRegistered(PaymentJournalKey, true) ? gateway.container.resolve(PaymentJournalKey) : undefined;
   }
 
   #registry(gateway: GatewayRuntime): KeyRegistry | undefined {
