@@ -166,3 +166,26 @@ t.test('the Redis journal keeps its keys in one hash slot, under the store\'s pr
   t.ok(keys.length >= 4, `entry and its indexes (${keys.join(', ')})`);
   t.ok(keys.every((k) => k.startsWith('slot:x402:{x402}:')), 'every name carries the one hash tag');
 });
+
+t.test('SQLite: the rows of the first version\'s table move into the new one on first open', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-journal-v1-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const db = new Database(join(dir, 'store.db'));
+  t.teardown(() => db.close());
+  db.exec(`CREATE TABLE x402_payments (id TEXT PRIMARY KEY, key_id TEXT NOT NULL, plan TEXT NOT NULL, credits INTEGER NOT NULL, payer TEXT NOT NULL,
+    network TEXT NOT NULL, asset TEXT NOT NULL, amount TEXT NOT NULL, pay_to TEXT NOT NULL, tx TEXT NOT NULL, settled_at INTEGER NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('settled', 'credited')), credited_at INTEGER) WITHOUT ROWID;
+    CREATE INDEX x402_payments_uncredited ON x402_payments (settled_at) WHERE state = 'settled';
+    CREATE INDEX x402_payments_by_key ON x402_payments (key_id, settled_at);`);
+  const insert = db.prepare('INSERT INTO x402_payments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  insert.run('a', 'acme', 'pro', 10, PAYER_A, NETWORK, ASSET, '1', PAY_TO, '0x01', 100, 'credited', 101);
+  insert.run('b', 'acme', 'pro', 20, PAYER_A, NETWORK, ASSET, '2', PAY_TO, '0x02', 200, 'settled', null);
+  const journal = new SqlitePaymentJournal(db);
+  t.match(await journal.get('a'), { state: 'credited', transaction: '0x01', startedAt: 100, settledAt: 100, creditedAt: 101, nonce: undefined });
+  t.same((await journal.uncredited()).map((e) => e.id), ['b'], 'a settled one is still credited by recover()');
+  const p = settling('acme', PAYER_A, 300);
+  t.equal(await journal.begin(p), true, 'and the new states are taken');
+  t.same((await journal.list({ keyId: 'acme' })).map((e) => e.id), [p.id, 'b', 'a']);
+  t.equal(new SqlitePaymentJournal(db) instanceof SqlitePaymentJournal, true, 'opening again changes nothing');
+  t.same((await journal.list({ keyId: 'acme' })).length, 3);
+});

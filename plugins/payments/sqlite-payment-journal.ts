@@ -83,6 +83,24 @@ function entryOf(row: Row): JournalEntry {
   };
 }
 
+/**
+ * The table as the journal's first version made it (states `settled` and `credited` only, no
+ * `started_at`): its rows move into the new table, in one transaction.
+ */
+function migrateSettledOnly(db: JournalDatabase): void {
+  const columns = (db.prepare("SELECT name FROM pragma_table_info('x402_payments')").all() as Array<{ name: string }>).map((c) => c.name);
+  if (columns.length === 0 || columns.includes('started_at')) return;
+  db.exec(`BEGIN IMMEDIATE;
+ALTER TABLE x402_payments RENAME TO x402_payments_v1;
+DROP INDEX IF EXISTS x402_payments_uncredited;
+DROP INDEX IF EXISTS x402_payments_by_key;
+${SCHEMA}
+INSERT INTO x402_payments (id, key_id, plan, credits, payer, network, asset, amount, pay_to, state, started_at, tx, settled_at, credited_at)
+  SELECT id, key_id, plan, credits, payer, network, asset, amount, pay_to, state, settled_at, tx, settled_at, credited_at FROM x402_payments_v1;
+DROP TABLE x402_payments_v1;
+COMMIT;`);
+}
+
 const INSERT = `INSERT INTO x402_payments (id, key_id, plan, credits, payer, network, asset, amount, pay_to, state, nonce, valid_before, payload, requirements, started_at, tx, settled_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`;
 
@@ -105,6 +123,7 @@ export class SqlitePaymentJournal implements PaymentJournal {
   readonly #all: JournalStatement;
 
   constructor(db: JournalDatabase) {
+    migrateSettledOnly(db);
     db.exec(SCHEMA);
     this.#insert = db.prepare(INSERT);
     this.#settled = db.prepare(`UPDATE x402_payments SET state = 'settled', tx = ?, settled_at = ?, failure = NULL WHERE id = ? AND state IN ('settling', 'failed')`);
