@@ -15,7 +15,9 @@ import {
   type SettlingPayment,
 } from '../plugins/payments/index.js';
 import type { RedisStore } from '../plugins/ledger-redis/index.js';
+import { createRedisStore } from '../plugins/ledger-redis/index.js';
 import { redisAvailable, startRedisServer } from './helpers/redis-server.js';
+import { startRedisCluster } from './helpers/redis-cluster.js';
 import { openRedisStore } from './helpers/redis-store.js';
 
 // The payment journal's contract, once per store: memory, SQLite (a file, two connections), Redis (two
@@ -28,6 +30,10 @@ if (!(await redisAvailable())) {
 
 const redis = await startRedisServer();
 t.teardown(() => redis.stop());
+// On a Redis Cluster every script of the journal must touch one slot: a name outside the hash tag would
+// fail with CROSSSLOT there.
+const cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 0 });
+t.teardown(() => cluster.stop());
 
 const NETWORK = 'eip155:8453';
 const ASSET = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
@@ -154,6 +160,13 @@ contract(t, 'sqlite', async () => {
 
 contract(t, 'redis', async () => {
   const stores: RedisStore[] = [await openRedisStore(redis.url, 'pj:'), await openRedisStore(redis.url, 'pj:')];
+  t.teardown(() => Promise.all(stores.map((s) => s.close())));
+  return { first: new RedisPaymentJournal(stores[0]!.connection), second: new RedisPaymentJournal(stores[1]!.connection) };
+});
+
+contract(t, 'redis cluster', async () => {
+  const stores = [createRedisStore({ cluster: { nodes: cluster.seeds.split(',') }, prefix: 'pjc:' }), createRedisStore({ cluster: { nodes: cluster.seeds.split(',') }, prefix: 'pjc:' })];
+  for (const store of stores) await store.open();
   t.teardown(() => Promise.all(stores.map((s) => s.close())));
   return { first: new RedisPaymentJournal(stores[0]!.connection), second: new RedisPaymentJournal(stores[1]!.connection) };
 });
