@@ -26,6 +26,7 @@ function counted(): { limiter: RateLimiter; ledger: CreditLedger; calls: string[
       debit: (keyId, ...rest) => (calls.push(`debit ${keyId}`), ledger.debit(keyId, ...rest)),
       refund: (receipt: DebitReceipt) => (calls.push(`refund ${receipt.id}`), ledger.refund(receipt)),
       balance: (...args) => ledger.balance(...args),
+      topUp: (...args) => ledger.topUp(...args),
     },
   };
 }
@@ -74,9 +75,10 @@ t.test('a charge refunds itself exactly once, however often asked', async (t) =>
 t.test('a refund that throws rejects, once, and is not tried again', async (t) => {
   let refunds = 0;
   const ledger: CreditLedger = {
-    debit: (keyId, credits, _limit, now) => ({ ok: true, receipt: { id: 'd1', keyId, day: '2026-11-22', credits }, remaining: 0 }),
+    debit: (keyId, credits, _limit, now) => ({ ok: true, receipt: { id: 'd1', keyId, day: '2026-11-22', credits, paid: 0 }, remaining: 0, paidRemaining: 0 }),
     refund: () => { refunds++; throw new Error('store down'); },
     balance: () => { throw new Error('unused'); },
+    topUp: () => { throw new Error('unused'); },
   };
   const charge = new LimiterLedgerMetering(new MemoryRateLimiter(), ledger).charge('k', 1, PLAN, NOW) as Charge;
   if (!charge.ok) throw new Error('expected a charge');
@@ -98,7 +100,7 @@ t.test('the meter stage charges through MeteringToken: the metering registered i
         useValue: { charge: (keyId, credits, limits, now) => (asked.push([keyId, credits, limits.dailyCredits, limits.creditsPerSecond, now]), inner.charge(keyId, credits, limits, now)) },
       });
       // A ledger and limiter that must not be used by `meter`: charging is the metering's job alone.
-      container.register(Tokens.CreditLedger, { useValue: { debit: () => { throw new Error('debited apart'); }, refund: () => { throw new Error('refunded apart'); }, balance: (...args) => ledger.balance(...args) } });
+      container.register(Tokens.CreditLedger, { useValue: { debit: () => { throw new Error('debited apart'); }, refund: () => { throw new Error('refunded apart'); }, balance: (...args) => ledger.balance(...args), topUp: (...args) => ledger.topUp(...args) } satisfies CreditLedger });
       container.register(Tokens.RateLimiter, { useValue: { take: () => { throw new Error('taken apart'); } } });
     },
   };
