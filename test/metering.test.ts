@@ -48,7 +48,7 @@ t.test('a refusal says why with the meter stage\'s codes, and a throttled charge
   calls.length = 0;
   t.same(metering.charge('k', 50, PLAN, NOW), { ok: false, code: 'RATE_LIMITED', retryAfterMs: 500 }, 'the bucket is empty: half a second until 50 tokens are back');
   t.same(calls, ['take k'], 'no debit after a throttled take');
-  t.same(metering.charge('k', 150, PLAN, NOW + 1000), { ok: false, code: 'CREDITS_EXHAUSTED', remaining: 100, resetsAt: new Date('2026-11-23T00:00:00.000Z') });
+  t.same(metering.charge('k', 150, PLAN, NOW + 1000), { ok: false, code: 'CREDITS_EXHAUSTED', remaining: 100, paidRemaining: 0, resetsAt: new Date('2026-11-23T00:00:00.000Z') });
   t.equal((await ledger.balance('k', 200, new Date(NOW))).used, 100, 'nothing spent by the refusals');
 });
 
