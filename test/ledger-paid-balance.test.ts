@@ -193,6 +193,24 @@ t.test('redis: a debit cancelled after it ran gives both parts back (its marker 
   t.equal((await store.ledger.balance('k', 60, NOW)).paidRemaining, 10);
 });
 
+t.test('sqlite: a database from before the paid balance is migrated on open, its balances kept', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-paid-migrate-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'tollgate.db');
+  const old = openSqliteStore({ path });
+  taken(await old.ledger.debit('k', 70, 100, NOW));
+  // The schema as the previous version left it: no paid tables, version 4.
+  old.db.exec('DROP TABLE paid_balances; DROP TABLE top_ups; PRAGMA user_version = 4;');
+  old.close();
+  const store = openSqliteStore({ path });
+  t.teardown(() => store.close());
+  t.equal(store.db.pragma('user_version', { simple: true }), 5);
+  t.equal(store.ledger.balance('k', 100, NOW).used, 70, 'the day\'s balance is kept');
+  t.equal(await store.ledger.topUp('k', 50, 'bundle'), true);
+  const split = taken(await store.ledger.debit('k', 60, 100, NOW));
+  t.same([split.receipt.paid, split.paidRemaining], [30, 20]);
+});
+
 const COST = 80; // eth_blockNumber
 const upstream = await startTinyUpstream();
 t.teardown(() => upstream.close());
