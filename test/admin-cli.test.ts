@@ -108,7 +108,7 @@ t.test('keys and usage commands, against a running gateway, across a restart', a
   const again = await command(['keys', 'credits', 'acme', '500', 'invoice-1', '--json']);
   t.match(JSON.parse(again.stdout), { id: 'acme', applied: false, balance: { paidRemaining: 500 } });
   t.match((await command(['usage', 'acme'])).stdout, /acme today \(\d{4}-\d{2}-\d{2}\): \d+ of \d+ daily credits left, 500 paid credits left/);
-  t.equal((await command(['keys', 'credits', 'acme', '-3', 'x'])).code, 2, 'credits must be a positive whole number');
+  t.equal((await command(['keys', 'credits', 'acme', '0', 'x'])).code, 2, 'credits must be a positive whole number');
 
   const listed = await command(['keys', 'list']);
   t.match(listed.stdout, /acme\s+core\s+…\S{4}\s+active\s+Acme/);

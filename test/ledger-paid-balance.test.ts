@@ -16,7 +16,11 @@ import { evmFamily } from '../plugins/evm/index.js';
 import { admin } from '../plugins/admin/index.js';
 import { createRedisStore, ledgerRedis, type RedisStore } from '../plugins/ledger-redis/index.js';
 import { ledgerSqlite, openSqliteStore } from '../plugins/ledger-sqlite/index.js';
-import { startTestGateway } from './helpers/gateway.js';
+import { ManualClock, startTestGateway } from './helpers/gateway.js';
+import { pino } from 'pino';
+import { createEventMeter, createEventRefund } from '../core/metering/event-meter.js';
+import type { ApiKeyRecord, Plan } from '../core/contracts/keys.js';
+import type { UsageEvent } from '../core/contracts/usage.js';
 import { post, rpc } from './helpers/json-rpc.js';
 import { startTinyUpstream } from './helpers/tiny-upstream.js';
 import { redisAvailable, startRedisServer } from './helpers/redis-server.js';
@@ -209,6 +213,26 @@ t.test('sqlite: a database from before the paid balance is migrated on open, its
   t.equal(await store.ledger.topUp('k', 50, 'bundle'), true);
   const split = taken(await store.ledger.debit('k', 60, 100, NOW));
   t.same([split.receipt.paid, split.paidRemaining], [30, 20]);
+});
+
+t.test('the event meter (subscriptions) spends paid credits once the day is spent; its refund puts each part back', async (t) => {
+  const ledger = new MemoryCreditLedger();
+  const usage: UsageEvent[] = [];
+  const meter = createEventMeter(new LimiterLedgerMetering(new MemoryRateLimiter(), ledger), (event) => void usage.push(event), new ManualClock(NOW_MS));
+  const refund = createEventRefund((event) => void usage.push(event), pino({ level: 'silent' }));
+  const key: ApiKeyRecord = { id: 'sub', plan: 'tiny' };
+  const plan: Plan = { name: 'tiny', dailyCredits: 10, creditsPerSecond: 100, failover: false };
+  const events = Array.from({ length: 3 }, () => ({ key, plan, network: 'eth', method: 'eth_subscription', credits: 10 }));
+  await ledger.topUp('sub', 25, 'bundle');
+  const charge = await meter(events);
+  t.match(charge, { ok: true, receipt: { credits: 30, paid: 20 } }, 'three events of 10: the day\'s 10, then 20 paid');
+  const more = await meter(events[0]!);
+  t.match(more, { ok: false, remaining: 0, paidRemaining: 5 }, 'the next one finds 5 paid credits, too few');
+  if (!charge.ok) throw new Error('expected the events to be charged');
+  refund(charge, events);
+  const back = ledger.balance('sub', 10, NOW);
+  t.same([back.used, back.paidRemaining], [0, 25], 'undelivered: the day\'s 10 and the 20 paid are back');
+  t.same(usage.map((u) => u.credits), [30, -30]);
 });
 
 const COST = 80; // eth_blockNumber
