@@ -11,10 +11,11 @@ import { x402Client } from '@x402/core/client';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { ExactEvmScheme as ExactEvmClientScheme } from '@x402/evm/exact/client';
+import { MemoryCreditLedger } from '../core/store-api.js';
 import { DEVNET_PAYER_ADDRESS, DEVNET_PAYER_KEY, seedDevnet, startAnvil } from '@tollgate/devnet';
 import {
   FacilitatorUnavailableError,
-  MemoryPaidCredits,
+  LedgerPaidCredits,
   MemoryPaymentJournal,
   OfferBook,
   PaymentDesk,
@@ -90,7 +91,7 @@ const fromOf = (payload: PaymentPayload): Address => (payload.payload as { autho
 
 function desk(parts: { journal?: PaymentJournal; credits?: PaidCredits; facilitator?: PaymentFacilitator; clock?: { now(): number } } = {}) {
   const journal = parts.journal ?? new MemoryPaymentJournal();
-  const credits = parts.credits ?? new MemoryPaidCredits();
+  const credits = parts.credits ?? new LedgerPaidCredits(new MemoryCreditLedger());
   return { journal, credits, desk: new PaymentDesk({ offers, facilitator: parts.facilitator ?? facilitator, journal, credits, ...(parts.clock === undefined ? {} : { clock: parts.clock }) }) };
 }
 
@@ -233,7 +234,7 @@ t.test('refused payments: the reason, nothing settled, nothing credited', async 
 });
 
 /** Credits that fail on their first add, as a process dying between record and credit would. */
-class DiesOnFirstAdd extends MemoryPaidCredits {
+class DiesOnFirstAdd extends LedgerPaidCredits {
   #died = false;
   override async add(keyId: string, credits: number, paymentId: string): Promise<boolean> {
     if (!this.#died) {
@@ -245,7 +246,7 @@ class DiesOnFirstAdd extends MemoryPaidCredits {
 }
 
 async function crashAndRecover(t: Test, journal: PaymentJournal, reopen: () => PaymentJournal): Promise<void> {
-  const dying = desk({ journal, credits: new DiesOnFirstAdd() });
+  const dying = desk({ journal, credits: new DiesOnFirstAdd(new MemoryCreditLedger()) });
   const before = await balanceOf(payTo);
   const { header: h, payload } = await pay(offered());
   await t.rejects(dying.desk.pay('acme', 'pro', h), /killed between settle and credit/);
@@ -297,7 +298,7 @@ t.test('a crash between the credit and the journal\'s mark: recover() does not c
     }
   }
   const journal = new MarkFailsOnce();
-  const credits = new MemoryPaidCredits();
+  const credits = new LedgerPaidCredits(new MemoryCreditLedger());
   const { header: h } = await pay(offered());
   await t.rejects(desk({ journal, credits }).desk.pay('acme', 'pro', h), /killed before the mark/);
   t.equal(await credits.balance('acme'), CREDITS);
@@ -360,7 +361,7 @@ t.test('a settle that died before sending: recover() settles the still-valid aut
 
 t.test('a 503 on settle, then the same header again: the retry resolves the settling entry and answers with the credit', async (t) => {
   const journal = new MemoryPaymentJournal();
-  const credits = new MemoryPaidCredits();
+  const credits = new LedgerPaidCredits(new MemoryCreditLedger());
   const before = await balanceOf(payTo);
   const { header: h } = await pay(offered());
   t.match(await desk({ journal, credits, facilitator: dyingFacilitator(facilitator, 'after') }).desk.pay('acme', 'pro', h), { ok: false, status: 503 });

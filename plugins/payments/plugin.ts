@@ -1,10 +1,10 @@
 import type { DependencyContainer, InjectionToken } from '../../core/plugin-api.js';
-import { PluginError, type TollgatePlugin } from '../../core/plugin-api.js';
+import { PluginError, Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
 import { embeddedFacilitator } from './embedded-facilitator.js';
 import type { PaymentFacilitator } from './facilitator.js';
 import { MemoryPaymentJournal } from './memory-payment-journal.js';
 import { OfferBook } from './offers.js';
-import { MemoryPaidCredits, type PaidCredits } from './paid-credits.js';
+import { LedgerPaidCredits, type PaidCredits } from './paid-credits.js';
 import { PaymentDesk } from './payment-desk.js';
 import type { PaymentJournal } from './payment-journal.js';
 import { RedisPaymentJournal, type JournalRedis } from './redis-payment-journal.js';
@@ -47,7 +47,10 @@ function journalOf(choice: JournalStore | undefined, container: DependencyContai
 export interface PaymentsOptions extends Omit<PaymentsSettings, 'journal'> {
   /** The journal: where to keep it (see {@link PaymentsSettings.journal}), or one made in code. */
   readonly journal?: JournalStore | PaymentJournal;
-  /** Where bought credits go (default in memory, until the ledgers hold a paid balance). */
+  /**
+   * Where bought credits go (default: the gateway's credit ledger, `Tokens.CreditLedger`, resolved at
+   * start, so list the store plugin before this one).
+   */
   readonly credits?: PaidCredits;
 }
 
@@ -75,8 +78,9 @@ function facilitatorOf(settings: ResolvedPaymentsSettings): PaymentFacilitator {
 
 /**
  * x402 payments that buy credit bundles: the offers by plan, a facilitator (by URL or embedded), the
- * payment journal, and the desk that takes a payment exactly once. On start it credits what the journal
- * holds as settled and not credited. The core's 402 does not offer the bundles yet (see the README).
+ * payment journal, and the desk that takes a payment exactly once. Bought bundles go into the gateway's
+ * credit ledger, as the key's paid balance. On start it credits what the journal holds as settled and
+ * not credited. The core's 402 does not offer the bundles yet (see the README).
  *
  * @example
  * ```ts
@@ -116,7 +120,13 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
       } catch (error) {
         throw new PluginError(`${PAYMENTS_PLUGIN}: ${(error as Error).message}`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN, cause: error });
       }
-      desk = new PaymentDesk({ offers: new OfferBook(resolved.offers), facilitator: facilitatorOf(resolved), journal: chosen, credits: credits ?? new MemoryPaidCredits() });
+      let paid: PaidCredits;
+      try {
+        paid = credits ?? new LedgerPaidCredits(gateway.container.resolve(Tokens.CreditLedger), () => gateway.clock.now());
+      } catch (error) {
+        throw new PluginError(`${PAYMENTS_PLUGIN}: the gateway's credit ledger is not open (list the store plugin before payments): ${(error as Error).message}`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN, cause: error });
+      }
+      desk = new PaymentDesk({ offers: new OfferBook(resolved.offers), facilitator: facilitatorOf(resolved), journal: chosen, credits: paid });
       try {
         const recovered = await desk.recover();
         if (recovered.credited + recovered.failed + recovered.pending > 0) gateway.logger.info({ ...recovered }, 'payments: resolved payments a restart interrupted');
