@@ -158,6 +158,12 @@ t.test('a batch that could not be paid for keeps the requirements: 402, the head
   const items = answer.json as ErrorBody[];
   t.equal(items.length, 3);
   for (const item of items) t.same(item.error.data.x402, required, `call ${String(item.id)} carries the offer`);
+
+  // Nothing answered, one call refused for credits, the other for a method no family defines (a 200 error).
+  const unanswered = await post(a.url('eth', 'x402-http-batch-key-01'), [rpc('eth_blockNumber', [], 1), rpc('nope_unknownMethod', [], 2)]);
+  t.equal(unanswered.status, 402, 'a batch nothing of which ran still answers 402 with the offer');
+  t.same(offerOf(unanswered).accepts, [requirement]);
+  t.match(unanswered.json, [{ id: 1, error: { code: Errors.CREDITS_EXHAUSTED.code } }, { id: 2, error: { code: Errors.METHOD_NOT_FOUND.code } }]);
 });
 
 t.test('a mixed batch (the day paid for one call): 200, the answered call, the refused one with the offer in its error', async (t) => {
