@@ -287,6 +287,8 @@ for (const [store, plugin] of GATEWAY_STORES) {
 
     const shown = await adminRequest(`${gw.origin}/admin/v1/keys/${id}`, TOKEN, 'GET');
     t.match(shown.body, { balance: { used: 2 * COST, remaining: 0, paidRemaining: 40 } }, 'the admin API shows both balances');
+    const usage = await adminRequest(`${gw.origin}/admin/v1/keys/${id}/usage`, TOKEN, 'GET');
+    t.match(usage.body, { days: [{ balanceUsed: 2 * COST }], balance: { remaining: 0, paidRemaining: 40 } }, 'and so does its usage');
     const ledger = gw.gateway.container.resolve(Tokens.CreditLedger);
     const balance = await ledger.balance(id, 2 * COST, new Date(gw.gateway.clock.now()));
     const charged = balance.used + (3 * COST + 40 - balance.paidRemaining);
