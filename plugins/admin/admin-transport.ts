@@ -276,6 +276,16 @@ export class AdminTransport implements Transport {
         allow('POST');
         return { status: 200, body: { key: await manager.revoke(id) } };
       }
+      if (action === 'credits') {
+        allow('POST');
+        const body = await readJson(req, res, this.#settings.maxBodyBytes);
+        const topUpId = optionalString(body, 'id');
+        if (topUpId === undefined) throw new AdminError(400, 'bad_request', 'id: is required (the top-up\'s reference: the same id is applied once)');
+        const credits = body['credits'];
+        if (typeof credits !== 'number') throw new AdminError(400, 'bad_request', 'credits: must be a positive integer');
+        const topUp = await manager.topUp(id, credits, topUpId);
+        return { status: topUp.applied ? 201 : 200, body: { id, ...topUp } };
+      }
       if (action === 'pins') {
         allow('GET');
         return { status: 200, body: { id, storage: await manager.storage(id), pins: await manager.pins(id) } };
@@ -285,8 +295,8 @@ export class AdminTransport implements Transport {
         const day = query.get('day') ?? undefined;
         const range = day !== undefined ? { from: day, to: day } : { from: query.get('from') ?? undefined, to: query.get('to') ?? undefined };
         if (action === 'traffic') return { status: 200, body: { id, ...(await manager.traffic(id, range)) } };
-        // What the key keeps pinned now, beside its calls: storage is a state, not a count per day.
-        return { status: 200, body: { id, days: await manager.usage(id, range), storage: await manager.storage(id) } };
+        // What the key keeps pinned now, beside its calls: storage is a state, not a count per day; and its balances now (today's and the paid one), as the key view shows them.
+        return { status: 200, body: { id, days: await manager.usage(id, range), storage: await manager.storage(id), balance: await manager.balance(id) } };
       }
     }
     throw new AdminError(404, 'not_found', `no admin route ${method} ${this.#settings.prefix}${path}`);
