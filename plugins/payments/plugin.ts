@@ -1,11 +1,12 @@
 import type { InjectionToken } from '../../core/plugin-api.js';
-import { PluginError, Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
+import { PluginError, Tokens, TopUpsToken, type TollgatePlugin } from '../../core/plugin-api.js';
 import { embeddedFacilitator } from './embedded-facilitator.js';
 import type { PaymentFacilitator } from './facilitator.js';
 import { MemoryPaymentJournal } from './memory-payment-journal.js';
 import { OfferBook } from './offers.js';
 import { LedgerPaidCredits, type PaidCredits } from './paid-credits.js';
 import { PaymentDesk } from './payment-desk.js';
+import { payStage, x402TopUps } from './pay-stage.js';
 import type { PaymentJournal } from './payment-journal.js';
 import { PAYMENTS_PLUGIN, resolvePaymentsSettings, type PaymentsSettings, type ResolvedPaymentsSettings } from './settings.js';
 import { urlFacilitator } from './url-facilitator.js';
@@ -51,7 +52,9 @@ function facilitatorOf(settings: ResolvedPaymentsSettings): PaymentFacilitator {
  * x402 payments that buy credit bundles: the offers by plan, a facilitator (by URL or embedded), the
  * payment journal, and the desk that takes a payment exactly once. Bought bundles go into the gateway's
  * credit ledger, as the key's paid balance. On start it credits what the journal holds as settled and
- * not credited. The core's 402 does not offer the bundles yet (see the README).
+ * not credited. A key whose plan sells bundles gets
+ * them offered on its 402 (`PAYMENT-REQUIRED`, `error.data.x402`), and an HTTP request with
+ * `PAYMENT-SIGNATURE` pays before its call is metered (see the README's "How a request pays").
  *
  * @example
  * ```ts
@@ -64,6 +67,7 @@ function facilitatorOf(settings: ResolvedPaymentsSettings): PaymentFacilitator {
 export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
   const { journal, credits, ...settingsPart } = options;
   let settings: ResolvedPaymentsSettings | undefined;
+  let offers: OfferBook | undefined;
   let desk: PaymentDesk | undefined;
   const started = (): PaymentDesk => {
     if (desk === undefined) throw new Error('the payments plugin is not started in a gateway yet');
@@ -76,7 +80,11 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
     },
     register(container, config) {
       settings = resolvePaymentsSettings([settingsPart, config.plugins[PAYMENTS_PLUGIN]]);
+      offers = new OfferBook(settings.offers);
       container.register(PaymentDeskToken, { useFactory: () => started() });
+      // The 402 of a key whose plan sells bundles offers them; a request that pays is taken before meter.
+      container.register(TopUpsToken, { useValue: x402TopUps(offers) });
+      container.register(Tokens.Stage, { useValue: payStage(started) });
     },
     async start(gateway) {
       const resolved = settings as ResolvedPaymentsSettings;
@@ -86,7 +94,7 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
       } catch (error) {
         throw new PluginError(`${PAYMENTS_PLUGIN}: the gateway's credit ledger is not open (list the store plugin before payments): ${(error as Error).message}`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN, cause: error });
       }
-      desk = new PaymentDesk({ offers: new OfferBook(resolved.offers), facilitator: facilitatorOf(resolved), journal: journal ?? new MemoryPaymentJournal(), credits: paid });
+      desk = new PaymentDesk({ offers: offers as OfferBook, facilitator: facilitatorOf(resolved), journal: journal ?? new MemoryPaymentJournal(), credits: paid });
       try {
         const recovered = await desk.recover();
         if (recovered > 0) gateway.logger.info({ recovered }, 'payments: credited payments settled before a restart');
