@@ -69,6 +69,16 @@ export const Errors = Object.freeze({
    * the key's stored bytes past its plan's allowance.
    */
   STORAGE_LIMIT_REACHED: entry('STORAGE_LIMIT_REACHED', -33002, 402, 'Storage limit reached', 'Remove pins the key no longer needs (each frees its bytes) or move the key to a plan with a larger storage allowance. Nothing was stored and the call was not charged.'),
+  /**
+   * A payment sent with the call to buy credits was refused (code -33003, HTTP 402): `error.data` has the
+   * refusal's `code` and `reason`, and the offer again. Nothing was credited and the call was not served.
+   */
+  PAYMENT_REFUSED: entry('PAYMENT_REFUSED', -33003, 402, 'Payment refused', 'Read error.data.reason (a bad signature, an expired or already used authorization, a wrong amount or recipient, an empty wallet), then pay again as the offer in the answer says. Nothing was credited and the call was not served.'),
+  /**
+   * A payment sent with the call could not be taken now: whoever checks and settles payments could not
+   * be reached (code -33508, HTTP 503). Nothing was credited and the call was not served.
+   */
+  PAYMENT_UNAVAILABLE: entry('PAYMENT_UNAVAILABLE', -33508, 503, 'Payment unavailable', 'Retry later; nothing was credited and the call was not served.'),
   /** Throughput limit exceeded (code -33200, HTTP 429). */
   RATE_LIMITED: entry('RATE_LIMITED', -33200, 429, 'Throughput limit exceeded', 'Slow down: retry after the Retry-After header\'s seconds.'),
   /** Too many calls of one kind in flight for the key (code -33201, HTTP 429): the key runs the most the gateway allows at once. */

@@ -1,11 +1,12 @@
 import type { DependencyContainer, InjectionToken } from '../../core/plugin-api.js';
-import { PluginError, Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
+import { PluginError, Tokens, TopUpsToken, type TollgatePlugin } from '../../core/plugin-api.js';
 import { embeddedFacilitator } from './embedded-facilitator.js';
 import type { PaymentFacilitator } from './facilitator.js';
 import { MemoryPaymentJournal } from './memory-payment-journal.js';
 import { OfferBook } from './offers.js';
 import { LedgerPaidCredits, type PaidCredits } from './paid-credits.js';
 import { PaymentDesk } from './payment-desk.js';
+import { payStage, x402TopUps } from './pay-stage.js';
 import type { PaymentJournal } from './payment-journal.js';
 import { RedisPaymentJournal, type JournalRedis } from './redis-payment-journal.js';
 import { SqlitePaymentJournal, type JournalDatabase } from './sqlite-payment-journal.js';
@@ -80,7 +81,9 @@ function facilitatorOf(settings: ResolvedPaymentsSettings): PaymentFacilitator {
  * x402 payments that buy credit bundles: the offers by plan, a facilitator (by URL or embedded), the
  * payment journal, and the desk that takes a payment exactly once. Bought bundles go into the gateway's
  * credit ledger, as the key's paid balance. On start it credits what the journal holds as settled and
- * not credited. The core's 402 does not offer the bundles yet (see the README).
+ * not credited. A key whose plan sells bundles gets
+ * them offered on its 402 (`PAYMENT-REQUIRED`, `error.data.x402`), and an HTTP request with
+ * `PAYMENT-SIGNATURE` pays before its call is metered (see the README's "How a request pays").
  *
  * @example
  * ```ts
@@ -95,6 +98,7 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
   const journal = typeof journalOption === 'object' ? journalOption : undefined;
   const settingsPart: PaymentsSettings = typeof journalOption === 'string' ? { ...rest, journal: journalOption } : rest;
   let settings: ResolvedPaymentsSettings | undefined;
+  let offers: OfferBook | undefined;
   let desk: PaymentDesk | undefined;
   let container: DependencyContainer | undefined;
   const started = (): PaymentDesk => {
@@ -109,8 +113,12 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
     register(registry, config) {
       container = registry;
       settings = resolvePaymentsSettings([settingsPart, config.plugins[PAYMENTS_PLUGIN]]);
+      offers = new OfferBook(settings.offers);
       registry.register(PaymentDeskToken, { useFactory: () => started() });
       registry.register(PaymentJournalToken, { useFactory: () => started().journal });
+      // The 402 of a key whose plan sells bundles offers them; a request that pays is taken before meter.
+      registry.register(TopUpsToken, { useValue: x402TopUps(offers) });
+      registry.register(Tokens.Stage, { useValue: payStage(started) });
     },
     async start(gateway) {
       const resolved = settings as ResolvedPaymentsSettings;
@@ -126,7 +134,7 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
       } catch (error) {
         throw new PluginError(`${PAYMENTS_PLUGIN}: the gateway's credit ledger is not open (list the store plugin before payments): ${(error as Error).message}`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN, cause: error });
       }
-      desk = new PaymentDesk({ offers: new OfferBook(resolved.offers), facilitator: facilitatorOf(resolved), journal: chosen, credits: paid });
+      desk = new PaymentDesk({ offers: offers as OfferBook, facilitator: facilitatorOf(resolved), journal: chosen, credits: paid });
       try {
         const recovered = await desk.recover();
         if (recovered.credited + recovered.failed + recovered.pending > 0) gateway.logger.info({ ...recovered }, 'payments: resolved payments a restart interrupted');

@@ -29,12 +29,8 @@ export interface GatewayProcessSpec {
   readonly admin?: boolean;
   /** Adds the health plugin (`/healthz`, `/readyz`). */
   readonly health?: boolean;
-  /**
-   * Adds the payments plugin (its settings in `config.plugins.payments`), its bought credits in the
-   * SQLite file `creditsPath` (a table of payment ids, so a second credit of one payment shows); with
-   * `pay`, the child takes that payment through the plugin's desk once it listens.
-   */
-  readonly payments?: { readonly creditsPath: string; readonly pay?: { readonly keyId: string; readonly plan: string; readonly header: string } };
+  /** Adds the payments plugin (its settings in `config.plugins.payments`), after the store. */
+  readonly payments?: boolean;
 }
 
 /** A running gateway child. */
@@ -121,14 +117,10 @@ if (process.env.TOLLGATE_TEST_GATEWAY !== undefined && process.argv[1] === scrip
   const clock = spec.clockMs === undefined ? systemClock : new SteppedClock(spec.clockMs);
   const store: TollgatePlugin[] = spec.store === 'sqlite' ? [ledgerSqlite()] : spec.store === 'redis' ? [ledgerRedis()] : [];
   // Imported only when asked for: the payments plugin needs the x402 peers.
-  const paying = spec.payments === undefined ? undefined : await (async () => {
-    const { payments } = await import('../../plugins/payments/index.js');
-    const { SqlitePaidCredits } = await import('./sqlite-paid-credits.js');
-    return payments({ credits: new SqlitePaidCredits(spec.payments!.creditsPath) });
-  })();
+  const paying: TollgatePlugin[] = spec.payments === true ? [(await import('../../plugins/payments/index.js')).payments()] : [];
   const gateway = await createGateway({
     config: { ...spec.config, log: { level: 'warn', ...spec.config.log }, server: { ...spec.config.server, host: '127.0.0.1', port: 0 } },
-    plugins: [...store, ...(paying === undefined ? [] : [paying]), ...(spec.admin === true ? [admin()] : []), ...(spec.health === true ? [health()] : []), httpTransport(), ...(spec.ws === undefined ? [] : [wsTransport(spec.ws)]), evmFamily()],
+    plugins: [...store, ...paying, ...(spec.admin === true ? [admin()] : []), ...(spec.health === true ? [health()] : []), httpTransport(), ...(spec.ws === undefined ? [] : [wsTransport(spec.ws)]), evmFamily()],
     clock,
   });
   const server = await gateway.listen();
@@ -146,11 +138,4 @@ if (process.env.TOLLGATE_TEST_GATEWAY !== undefined && process.argv[1] === scrip
   // The parent going away (its IPC channel closing) ends the child too.
   process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));
   process.stdout.write(`READY ${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`);
-  const payment = spec.payments?.pay;
-  if (paying !== undefined && payment !== undefined) {
-    paying.desk.pay(payment.keyId, payment.plan, payment.header).then(
-      (outcome) => process.stdout.write(`PAID ${JSON.stringify(outcome)}\n`),
-      (error: Error) => process.stdout.write(`PAY FAILED ${error.message}\n`),
-    );
-  }
 }
