@@ -1,5 +1,7 @@
 import type { InjectionToken } from '../../core/plugin-api.js';
-import { PluginError, type TollgatePlugin } from '../../core/plugin-api.js';
+import type { GatewayRuntime } from '../../core/transport-api.js';
+import { PluginError, Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
+import { KeyRegistryToken, type KeyRegistry } from '../../core/store-api.js';
 import { embeddedFacilitator } from './embedded-facilitator.js';
 import type { PaymentFacilitator } from './facilitator.js';
 import { MemoryPaymentJournal } from './memory-payment-journal.js';
@@ -10,6 +12,7 @@ import type { PaymentJournal } from './payment-journal.js';
 import { PAYMENTS_PLUGIN, resolvePaymentsSettings, type PaymentsSettings, type ResolvedPaymentsSettings } from './settings.js';
 import { urlFacilitator } from './url-facilitator.js';
 import type { Network } from './x402-types.js';
+import { walletStage } from './wallet-customers.js';
 
 /** The container token of the started plugin's {@link PaymentDesk}. */
 export const PaymentDeskToken = Symbol.for('tollgate.payments.PaymentDesk') as InjectionToken<PaymentDesk>;
@@ -32,12 +35,24 @@ export interface PaymentsPlugin extends TollgatePlugin {
   readonly desk: PaymentDesk;
 }
 
-function facilitatorOf(settings: ResolvedPaymentsSettings): PaymentFacilitator {
+function facilitatorOf(settings: ResolvedPaymentsSettings, gateway: GatewayRuntime): PaymentFacilitator {
   const { facilitator } = settings;
   if (facilitator.kind === 'url') return urlFacilitator({ url: facilitator.url, timeoutMs: facilitator.timeoutMs });
   const networks = [...new Set(Object.values(settings.offers).flatMap((list) => list.map((offer) => offer.network as Network)))];
+  const name = facilitator.network;
+  // Through one of the gateway's networks: looked up per call, since the networks are built after the
+  // plugins start, and a reload may rebuild them.
+  const road = name === undefined
+    ? { rpcUrl: facilitator.rpcUrl as string }
+    : {
+        request: (method: string, params: readonly unknown[]): Promise<unknown> => {
+          const network = gateway.networks.get(name);
+          if (network === undefined) return Promise.reject(new Error(`${PAYMENTS_PLUGIN}: the facilitator's network "${name}" is not served`));
+          return network.rpc(method, params);
+        },
+      };
   return embeddedFacilitator({
-    rpcUrl: facilitator.rpcUrl,
+    ...road,
     settlementKey: facilitator.settlementKey as `0x${string}`,
     networks,
     confirmationTimeoutMs: facilitator.confirmationTimeoutMs,
@@ -73,10 +88,28 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
     register(container, config) {
       settings = resolvePaymentsSettings([settingsPart, config.plugins[PAYMENTS_PLUGIN]]);
       container.register(PaymentDeskToken, { useFactory: () => started() });
+      const wallets = settings.wallets;
+      if (wallets !== undefined) {
+        let registry: KeyRegistry | undefined;
+        const stage = walletStage({
+          settings: wallets,
+          desk: started,
+          registry: () => (registry ??= container.resolve(KeyRegistryToken)),
+        });
+        container.register(Tokens.Stage, { useValue: stage });
+      }
     },
     async start(gateway) {
       const resolved = settings as ResolvedPaymentsSettings;
-      desk = new PaymentDesk({ offers: new OfferBook(resolved.offers), facilitator: facilitatorOf(resolved), journal: journal ?? new MemoryPaymentJournal(), credits: credits ?? new MemoryPaidCredits() });
+      if (resolved.wallets !== undefined) {
+        if (!gateway.container.isRegistered(KeyRegistryToken, true)) {
+          throw new PluginError(`${PAYMENTS_PLUGIN}: wallets needs a store that keeps keys (a KeyRegistry: the ledger-sqlite or ledger-redis plugin), to give each paying wallet a key; this gateway knows only the config's keys`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN });
+        }
+        if (gateway.config.plans[resolved.wallets.plan] === undefined) {
+          throw new PluginError(`${PAYMENTS_PLUGIN}: wallets.plan "${resolved.wallets.plan}" is not a plan of the config`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN });
+        }
+      }
+      desk = new PaymentDesk({ offers: new OfferBook(resolved.offers), facilitator: facilitatorOf(resolved, gateway), journal: journal ?? new MemoryPaymentJournal(), credits: credits ?? new MemoryPaidCredits() });
       try {
         const recovered = await desk.recover();
         if (recovered > 0) gateway.logger.info({ recovered }, 'payments: credited payments settled before a restart');
