@@ -29,6 +29,9 @@ export interface JsonRpcEngineDeps {
 /** The name of the header that tells which upstream served a call. */
 export const SERVED_BY_HEADER = 'x-tollgate-upstream';
 
+/** HTTP 402: a batch nothing of which was answered takes it when one of its calls got it. */
+const PAYMENT_REQUIRED = 402;
+
 type Parsed = { ok: true; value: unknown; raw: Uint8Array | undefined } | { ok: false; error: GatewayError };
 
 function parseBody(body: Uint8Array | string | unknown): Parsed {
@@ -86,7 +89,11 @@ function answer(ctx: RequestContext): string | Buffer {
  *
  * Status rules: a single call answers with its error's HTTP status (200 when it succeeded or failed at
  * the node); a batch answers 200 unless every call failed with the same status, which the batch then
- * takes. Notifications are executed and charged like any call but get no body (HTTP 204 when nothing
+ * takes, or no call of it was answered (each failed with a gateway error, none was served) and one
+ * failed with a 402: the batch answers 402, with every header its calls' errors carry (an offer of more
+ * credits among them), since a client that acts on it (pays, say) may send the whole batch again. A
+ * batch some of whose calls were answered answers 200; its refused calls' errors keep their `data`, and
+ * their headers are sent too. Notifications are executed and charged like any call but get no body (HTTP 204 when nothing
  * else is answered).
  */
 export function createJsonRpcEngine(deps: JsonRpcEngineDeps): (input: JsonRpcInput) => Observable<JsonRpcOutput> {
@@ -163,6 +170,7 @@ export function createJsonRpcEngine(deps: JsonRpcEngineDeps): (input: JsonRpcInp
         const parts: Array<string | Buffer> = [];
         const contexts: RequestContext[] = [];
         const statuses = new Set<number>();
+        let answered = false;
         const headers: Record<string, string> = {};
         for (const { ctx, item } of done) {
           if (ctx === undefined) {
@@ -173,12 +181,13 @@ export function createJsonRpcEngine(deps: JsonRpcEngineDeps): (input: JsonRpcInp
           }
           contexts.push(ctx);
           statuses.add(ctx.error?.httpStatus ?? 200);
+          if (ctx.error === undefined) answered = true;
           if (ctx.error?.headers !== undefined) Object.assign(headers, ctx.error.headers);
           if (ctx.call.id !== undefined) parts.push(answer(ctx));
         }
         replyHeaders(contexts, headers);
         servedBy(contexts, headers);
-        const status = statuses.size === 1 ? [...statuses][0]! : 200;
+        const status = statuses.size === 1 ? [...statuses][0]! : !answered && statuses.has(PAYMENT_REQUIRED) ? PAYMENT_REQUIRED : 200;
         if (parts.length === 0) return { status: status === 200 ? 204 : status, headers, body: undefined, contexts };
         const chunks: Buffer[] = [Buffer.from('[')];
         parts.forEach((part, i) => {

@@ -13,6 +13,8 @@ export interface HttpTransportOptions {
 }
 
 const JSON_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest']);
+/** Answer headers a browser page may read: x402's offer and settlement (the payments plugin's), the serving upstream. */
+const EXPOSED_HEADERS = 'payment-required, payment-response, x-tollgate-upstream';
 /** Where this transport reads the key, for the answer to a call without one. */
 const KEY_HINT = 'the URL: /v3/<API_KEY>';
 
@@ -37,7 +39,8 @@ export class HttpTransport implements Transport {
   constructor(options: HttpTransportOptions = {}) {
     this.#drainTimeoutMs = options.drainTimeoutMs ?? 5_000;
     const origin = options.corsOrigin ?? '*';
-    this.#cors = origin === false ? {} : { 'access-control-allow-origin': origin };
+    // A page reads the x402 answer headers (a 402's offer, a payment's settlement) only when they are exposed.
+    this.#cors = origin === false ? {} : { 'access-control-allow-origin': origin, 'access-control-expose-headers': EXPOSED_HEADERS };
   }
 
   handleRequest(req: IncomingMessage, res: ServerResponse, gateway: GatewayRuntime): boolean {
@@ -50,8 +53,9 @@ export class HttpTransport implements Transport {
       res.writeHead(204, {
         ...this.#cors,
         'access-control-allow-methods': 'POST, OPTIONS',
-        // authorization: a key's secret (basic) or JWT (bearer), which browser dapps send cross-origin.
-        'access-control-allow-headers': 'content-type, authorization',
+        // authorization: a key's secret (basic) or JWT (bearer), which browser dapps send cross-origin;
+        // payment-signature: an x402 payment for more credits (see the payments plugin).
+        'access-control-allow-headers': 'content-type, authorization, payment-signature',
         'access-control-max-age': '86400',
       });
       res.end();

@@ -1,6 +1,6 @@
 import type { InjectionToken } from '../../core/plugin-api.js';
 import type { GatewayRuntime } from '../../core/transport-api.js';
-import { PluginError, Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
+import { PluginError, Tokens, TopUpsToken, type TollgatePlugin } from '../../core/plugin-api.js';
 import { KeyRegistryToken, type KeyRegistry } from '../../core/store-api.js';
 import { embeddedFacilitator } from './embedded-facilitator.js';
 import type { PaymentFacilitator } from './facilitator.js';
@@ -8,6 +8,7 @@ import { MemoryPaymentJournal } from './memory-payment-journal.js';
 import { OfferBook } from './offers.js';
 import { MemoryPaidCredits, type PaidCredits } from './paid-credits.js';
 import { PaymentDesk } from './payment-desk.js';
+import { payStage, x402TopUps, type RequestPayments } from './pay-stage.js';
 import type { PaymentJournal } from './payment-journal.js';
 import { PAYMENTS_PLUGIN, resolvePaymentsSettings, type PaymentsSettings, type ResolvedPaymentsSettings } from './settings.js';
 import { urlFacilitator } from './url-facilitator.js';
@@ -62,7 +63,9 @@ function facilitatorOf(settings: ResolvedPaymentsSettings, gateway: GatewayRunti
 /**
  * x402 payments that buy credit bundles: the offers by plan, a facilitator (by URL or embedded), the
  * payment journal, and the desk that takes a payment exactly once. On start it credits what the journal
- * holds as settled and not credited. The core's 402 does not offer the bundles yet (see the README).
+ * holds as settled and not credited. A key whose plan sells bundles gets them offered on its 402
+ * (`PAYMENT-REQUIRED`, `error.data.x402`), and an HTTP request with `PAYMENT-SIGNATURE` pays before its
+ * call is metered (see the README's "How a request pays").
  *
  * @example
  * ```ts
@@ -75,6 +78,7 @@ function facilitatorOf(settings: ResolvedPaymentsSettings, gateway: GatewayRunti
 export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
   const { journal, credits, ...settingsPart } = options;
   let settings: ResolvedPaymentsSettings | undefined;
+  let offers: OfferBook | undefined;
   let desk: PaymentDesk | undefined;
   const started = (): PaymentDesk => {
     if (desk === undefined) throw new Error('the payments plugin is not started in a gateway yet');
@@ -87,7 +91,14 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
     },
     register(container, config) {
       settings = resolvePaymentsSettings([settingsPart, config.plugins[PAYMENTS_PLUGIN]]);
+      offers = new OfferBook(settings.offers);
       container.register(PaymentDeskToken, { useFactory: () => started() });
+      // The 402 of a key whose plan sells bundles offers them; a request that pays is taken before meter.
+      container.register(TopUpsToken, { useValue: x402TopUps(offers) });
+      // One payment per HTTP request, whichever stage takes it: a wallet's payment, taken before
+      // authenticate, is the one the pay stage finds for the request.
+      const taken: RequestPayments = new WeakMap();
+      container.register(Tokens.Stage, { useValue: payStage(started, taken) });
       const wallets = settings.wallets;
       if (wallets !== undefined) {
         let registry: KeyRegistry | undefined;
@@ -95,6 +106,7 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
           settings: wallets,
           desk: started,
           registry: () => (registry ??= container.resolve(KeyRegistryToken)),
+          taken,
         });
         container.register(Tokens.Stage, { useValue: stage });
       }
@@ -109,7 +121,7 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
           throw new PluginError(`${PAYMENTS_PLUGIN}: wallets.plan "${resolved.wallets.plan}" is not a plan of the config`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN });
         }
       }
-      desk = new PaymentDesk({ offers: new OfferBook(resolved.offers), facilitator: facilitatorOf(resolved, gateway), journal: journal ?? new MemoryPaymentJournal(), credits: credits ?? new MemoryPaidCredits() });
+      desk = new PaymentDesk({ offers: offers as OfferBook, facilitator: facilitatorOf(resolved, gateway), journal: journal ?? new MemoryPaymentJournal(), credits: credits ?? new MemoryPaidCredits() });
       try {
         const recovered = await desk.recover();
         if (recovered > 0) gateway.logger.info({ recovered }, 'payments: credited payments settled before a restart');

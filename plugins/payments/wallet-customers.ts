@@ -1,20 +1,18 @@
 import { createHmac } from 'node:crypto';
-import { GatewayError, Errors, step, type ErrorEntry, type RequestContext, type StageDefinition, type Clock } from '../../core/plugin-api.js';
+import { GatewayError, Errors, step, type RequestContext, type StageDefinition, type Clock } from '../../core/plugin-api.js';
 import { apiKeyHash, recordOf, type KeyRegistry, type StoredKey } from '../../core/store-api.js';
-import type { PaymentDesk, PaymentOutcome } from './payment-desk.js';
-import type { PaymentRefusal } from './payment-refusal.js';
+import type { PaymentDesk } from './payment-desk.js';
+import { first, paymentRequiredFor, refused, PAYMENT_REQUIRED_HEADER, PAYMENT_SIGNATURE_HEADER, type RequestPayments } from './pay-stage.js';
+import { refusal } from './payment-refusal.js';
 import { x402Http } from './peers.js';
 import type { WalletSettings } from './settings.js';
-import type { PaymentPayload, PaymentRequired } from './x402-types.js';
+import type { PaymentPayload } from './x402-types.js';
 
 /** The stage's name; it runs right before `authenticate`, over HTTP. */
-export const WALLET_STAGE = 'paymentsWallet';
+export const WALLET_STAGE = 'x402Wallet';
 
 /** The response header that carries a wallet's API key, on the answer to the call that paid without one. */
 export const WALLET_KEY_HEADER = 'x-tollgate-key';
-
-/** The x402 request header of a payment. */
-export const PAYMENT_SIGNATURE_HEADER = 'payment-signature';
 
 /** A wallet's key: its stable id and the API key derived from the wallet's address. */
 export interface WalletKey {
@@ -31,22 +29,9 @@ export function walletKeyOf(keySecret: string, address: string): WalletKey {
   return { id: `x402-${wallet.slice(2)}`, apiKey: `tg_x402_${mac.slice(0, 32)}` };
 }
 
-// Answers of this stage. A wallet without a key that sends no payment gets the plan's offer; a payment
-// the desk refused is answered with its status and reason. Both are 402s a client can act on.
-const PAYMENT_REQUIRED: ErrorEntry = Object.freeze({
-  name: 'PAYMENT_REQUIRED',
-  code: -33003,
-  httpStatus: 402,
-  message: 'Payment required',
-  advice: 'Pay one of the bundles in the PAYMENT-REQUIRED header (x402) and repeat the call with PAYMENT-SIGNATURE.',
-});
-const PAYMENT_REFUSED: ErrorEntry = Object.freeze({ ...PAYMENT_REQUIRED, name: 'PAYMENT_REFUSED', code: -33004, message: 'Payment refused' });
-const PAYMENT_UNAVAILABLE: ErrorEntry = Object.freeze({ ...PAYMENT_REQUIRED, name: 'PAYMENT_UNAVAILABLE', code: -33005, httpStatus: 503, message: 'Payment facilitator unavailable', advice: 'Try again later; nothing was charged.' });
-
-/** The one header value of `name` in a request's headers. */
+/** The one value of request header `name`, when it has one. */
 function headerOf(ctx: RequestContext, name: string): string | undefined {
-  const value = ctx.meta.headers?.[name];
-  const text = Array.isArray(value) ? value[0] : value;
+  const text = first(ctx.meta.headers?.[name]);
   return text === undefined || text === '' ? undefined : text;
 }
 
@@ -70,28 +55,15 @@ export interface WalletParts {
   readonly desk: () => PaymentDesk;
   /** The gateway's key registry. */
   readonly registry: () => KeyRegistry;
-}
-
-/** The answer to a call of `ctx` that the payment refused: its status and reason, and the offer again. */
-function refused(outcome: PaymentRefusal, offer: PaymentRequired | undefined): GatewayError {
-  const headers: Record<string, string> = offer === undefined ? {} : { 'payment-required': x402Http.encodePaymentRequiredHeader(offer) };
-  return new GatewayError(outcome.status === 503 ? PAYMENT_UNAVAILABLE : PAYMENT_REFUSED, {
-    message: `payment refused: ${outcome.message}`,
-    data: { code: outcome.code, reason: outcome.reason, ...(offer === undefined ? {} : { x402: offer }) },
-    headers,
-  });
-}
-
-/** The x402 resource a wallet's call buys credits for. */
-function resourceOf(ctx: RequestContext, plan: string): { url: string; description: string; mimeType: string } {
-  const host = headerOf(ctx, 'host') ?? 'localhost';
-  return { url: `http://${host}/${ctx.network.name}/v3`, description: `Tollgate credits (plan ${plan})`, mimeType: 'application/json' };
+  /** The request's payment, shared with the pay stage (which then finds it taken). */
+  readonly taken: RequestPayments;
 }
 
 /** What a keyless payment of one request came to: the key the calls use, and the headers of the answer. */
 interface WalletAdmission {
   readonly key: StoredKey;
-  readonly headers: Record<string, string>;
+  /** The wallet's API key, when the stored key is still the derived one. */
+  readonly apiKey: string | undefined;
 }
 
 /**
@@ -125,9 +97,10 @@ export function walletStage(parts: WalletParts): StageDefinition {
           admission = admit(ctx, header, parts, clock);
           admissions.set(ctx.meta, admission);
         }
-        return admission.then(({ key, headers }) => {
+        return admission.then(({ key, apiKey }) => {
+          // authenticate admits it; the pay stage finds the request's payment taken and adds PAYMENT-RESPONSE.
           ctx.key = recordOf(key);
-          ctx.replyHeaders = { ...ctx.replyHeaders, ...headers };
+          if (apiKey !== undefined) ctx.replyHeaders = { ...ctx.replyHeaders, [WALLET_KEY_HEADER]: apiKey };
         });
       });
     },
@@ -135,12 +108,12 @@ export function walletStage(parts: WalletParts): StageDefinition {
 }
 
 function offerWithoutKey(ctx: RequestContext, desk: PaymentDesk, plan: string): GatewayError {
-  const offer = desk.offers.paymentRequired(plan, resourceOf(ctx, plan), 'an API key, or a payment for one');
+  const offer = paymentRequiredFor(desk.offers, plan, ctx.network.name, ctx.meta.headers, 'an API key, or a payment for one');
   if (offer === undefined) return new GatewayError(Errors.UNAUTHORIZED);
-  return new GatewayError(PAYMENT_REQUIRED, {
-    message: 'API key required, or an x402 payment: pay a bundle in PAYMENT-REQUIRED to get a key with its credits',
+  return new GatewayError(Errors.KEY_OR_PAYMENT_REQUIRED, {
+    message: 'API key required, or an x402 payment: pay a bundle in PAYMENT-REQUIRED and the answer carries a key with its credits',
     data: { x402: offer },
-    headers: { 'payment-required': x402Http.encodePaymentRequiredHeader(offer) },
+    headers: { [PAYMENT_REQUIRED_HEADER]: x402Http.encodePaymentRequiredHeader(offer) },
   });
 }
 
@@ -149,16 +122,19 @@ async function admit(ctx: RequestContext, header: string, parts: WalletParts, cl
   const desk = parts.desk();
   const registry = parts.registry();
   const payer = payerOf(header);
-  if (payer === undefined) {
-    throw refused({ ok: false, code: 'PAYMENT_MALFORMED', reason: 'payment_malformed', message: 'the PAYMENT-SIGNATURE header is not an x402 EIP-3009 payment', status: 402 }, desk.offers.paymentRequired(settings.plan, resourceOf(ctx, settings.plan)));
-  }
+  if (payer === undefined) throw refused(refusal('PAYMENT_MALFORMED', 'the PAYMENT-SIGNATURE header is not an x402 EIP-3009 payment'), desk.offers, settings.plan, ctx);
   const wallet = walletKeyOf(settings.keySecret, payer);
   const known = await registry.get(wallet.id);
   // An operator revoked this wallet's key: take nothing, as for any revoked key.
   if (known?.revokedAt !== undefined) throw new GatewayError(Errors.UNAUTHORIZED, { message: `the key of wallet ${payer} is revoked` });
   const plan = known?.plan ?? settings.plan;
-  const outcome: PaymentOutcome = await desk.pay(wallet.id, plan, header);
-  if (!outcome.ok) throw refused(outcome, desk.offers.paymentRequired(plan, resourceOf(ctx, plan)));
+  let payment = parts.taken.get(ctx.meta);
+  if (payment === undefined) {
+    payment = desk.pay(wallet.id, plan, header);
+    parts.taken.set(ctx.meta, payment);
+  }
+  const outcome = await payment;
+  if (!outcome.ok) throw refused(outcome, desk.offers, plan, ctx);
   let key = known;
   if (key === undefined) {
     const now = clock.now();
@@ -176,8 +152,6 @@ async function admit(ctx: RequestContext, header: string, parts: WalletParts, cl
     key = (await registry.insert(made)) ? made : await registry.get(wallet.id);
     if (key === undefined) throw new Error(`the key of wallet ${payer} could not be stored`);
   }
-  const headers: Record<string, string> = { 'payment-response': outcome.responseHeader };
   // An operator may have rotated the wallet's key: the derived one no longer opens it, so none is returned.
-  if (key.keyHash === apiKeyHash(wallet.apiKey)) headers[WALLET_KEY_HEADER] = wallet.apiKey;
-  return { key, headers };
+  return { key, apiKey: key.keyHash === apiKeyHash(wallet.apiKey) ? wallet.apiKey : undefined };
 }

@@ -7,6 +7,7 @@ import { arrayElements, type GatewayRuntime, type JsonRpcOutput, type KeyAccess 
 import { type CreditLedger } from '../../core/store-api.js';
 import { type UpstreamChannel } from '../../core/upstream-api.js';
 import { WS_TRANSPORT, WsCloseCodes, type WsSettings } from './options.js';
+import { EXHAUSTED_REASON, exhaustedReason } from './exhausted-reason.js';
 import { SUBSCRIPTION_SESSION, SubscriptionSession } from './subscriptions/subscription-session.js';
 import type { SubscriptionService } from './subscriptions/subscription-service.js';
 
@@ -242,8 +243,11 @@ export class WsConnection {
         this.#flow();
       });
     }
-    if (output.contexts.some((ctx) => ctx.error?.entry === Errors.CREDITS_EXHAUSTED)) {
-      this.#closeAfterCalls(WsCloseCodes.CREDITS_EXHAUSTED, 'daily credit limit reached');
+    const exhausted = output.contexts.find((ctx) => ctx.error?.entry === Errors.CREDITS_EXHAUSTED);
+    if (exhausted !== undefined) {
+      const { key, plan } = exhausted;
+      const reason = key === undefined || plan === undefined ? EXHAUSTED_REASON : exhaustedReason(this.#gateway, { key, plan, network: this.#network.name, headers: this.#meta.headers });
+      this.#closeAfterCalls(WsCloseCodes.CREDITS_EXHAUSTED, reason);
     } else if (output.status === Errors.UNAUTHORIZED.httpStatus) {
       this.#closeAfterCalls(WsCloseCodes.UNAUTHORIZED, 'API key refused');
     }

@@ -2,6 +2,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import { Errors } from '../../errors/catalog.js';
 import type { RequestContext } from '../../contracts/request-context.js';
 import { MeteringToken, type Charge } from '../../contracts/metering.js';
+import { TopUpsToken, type TopUpOffer } from '../../contracts/top-ups.js';
 import { isPromise } from '../../util/maybe-promise.js';
 import { step } from '../stage-runner.js';
 import { type Stage, type StageDependencies } from '../../contracts/stage.js';
@@ -11,11 +12,18 @@ import { keyOf, methodOf, planOf } from '../../context/context-access.js';
  * Charges the call's credits (the method's, unless an earlier stage set {@link RequestContext.credits})
  * through the gateway's `Metering`, in one operation: the key's throughput bucket (credits per second),
  * then its daily balance. The charge's refund is registered as compensation, so a call the gateway
- * fails later costs nothing.
+ * fails later costs nothing. A call the balance cannot pay for is refused with `CREDITS_EXHAUSTED`,
+ * carrying the headers and `error.data` entries of the key's top-up offer when the gateway has a
+ * `TopUps` and it offers one.
  */
 export function meter(deps: StageDependencies): Stage {
   const { clock } = deps;
   const metering = deps.container.resolve(MeteringToken);
+  const topUps = deps.container.isRegistered(TopUpsToken, true) ? deps.container.resolve(TopUpsToken) : undefined;
+
+  function offerOf(ctx: RequestContext): TopUpOffer | undefined {
+    return topUps?.offer({ key: keyOf(ctx), plan: planOf(ctx), network: ctx.network.name, transport: ctx.transport, headers: ctx.meta.headers });
+  }
 
   function settle(ctx: RequestContext, credits: number, charge: Charge): void {
     if (charge.ok) {
@@ -32,9 +40,11 @@ export function meter(deps: StageDependencies): Stage {
         headers: { 'retry-after': String(seconds) },
       });
     }
+    const offer = offerOf(ctx);
     throw new GatewayError(Errors.CREDITS_EXHAUSTED, {
       message: `daily credit limit of ${plan.dailyCredits} reached; resets at ${charge.resetsAt.toISOString()}`,
-      data: { dailyCredits: plan.dailyCredits, remaining: charge.remaining, cost: credits, resetsAt: charge.resetsAt.toISOString() },
+      data: { dailyCredits: plan.dailyCredits, remaining: charge.remaining, cost: credits, resetsAt: charge.resetsAt.toISOString(), ...offer?.data },
+      ...(offer?.headers === undefined ? {} : { headers: { ...offer.headers } }),
     });
   }
 

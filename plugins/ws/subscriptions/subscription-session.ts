@@ -6,6 +6,7 @@ import { type EventCharge, type GatewayRuntime, type MeteredEvent } from '../../
 import type { HubMember, StreamHub } from './stream-hub.js';
 import type { SubscriptionService } from './subscription-service.js';
 import { eventCredits, type SubscriptionSettings } from './settings.js';
+import { EXHAUSTED_REASON, exhaustedReason } from '../exhausted-reason.js';
 
 /** Where a connection keeps its subscriptions, in the connection state every call made on it carries. */
 export const SUBSCRIPTION_SESSION = new ContextKey<SubscriptionSession>('ws.subscriptions');
@@ -330,7 +331,7 @@ export class SubscriptionSession {
       // The node ended the stream with this event: so does the client's subscription (its cap slot is freed).
       if (waiting.last) this.#drop(waiting.subscription);
     }
-    if (this.#last) return this.#end(SubscriptionCloseCodes.CREDITS_EXHAUSTED, 'daily credit limit reached');
+    if (this.#last) return this.#end(SubscriptionCloseCodes.CREDITS_EXHAUSTED, this.#exhaustedReason());
     this.#pump();
   }
 
@@ -339,9 +340,17 @@ export class SubscriptionSession {
     let affordable = 0;
     let credits = 0;
     while (affordable < events.length && credits + events[affordable]!.credits <= remaining) credits += events[affordable++]!.credits;
-    if (this.#last || affordable === 0 || affordable === batch.length) return this.#end(SubscriptionCloseCodes.CREDITS_EXHAUSTED, 'daily credit limit reached');
+    if (this.#last || affordable === 0 || affordable === batch.length) return this.#end(SubscriptionCloseCodes.CREDITS_EXHAUSTED, this.#exhaustedReason());
     this.#last = true;
     this.#charge(batch.slice(0, affordable));
+  }
+
+  /** The 4402 reason: the limit, and the key's top-up hint when the gateway offers one. */
+  #exhaustedReason(): string {
+    const key = this.#key;
+    const plan = this.#plan;
+    if (key === undefined || plan === undefined) return EXHAUSTED_REASON;
+    return exhaustedReason(this.#gateway, { key, plan, network: this.#network });
   }
 
   #end(code: number, reason: string): void {

@@ -1,0 +1,59 @@
+// The top-ups port: what a key whose balance is spent can do to get more credits, as its refusal says it.
+import type { InjectionToken } from 'tsyringe';
+import type { ApiKeyRecord, Plan } from './keys.js';
+
+/** Whose balance ran out, and where: what a {@link TopUps} offer is built for. */
+export interface TopUpRequest {
+  /** The key. */
+  readonly key: ApiKeyRecord;
+  /** Its plan. */
+  readonly plan: Plan;
+  /** The network the call or the events were for. */
+  readonly network: string;
+  /** The transport (`http`, `ws`, ...). */
+  readonly transport: string;
+  /** The request's headers, lower-cased names, when the transport has them (the `host`, for an offer's resource). */
+  readonly headers?: Readonly<Record<string, string | string[] | undefined>> | undefined;
+}
+
+/**
+ * A way to more credits, added to the `CREDITS_EXHAUSTED` refusal: the client reads it from the answer
+ * and acts on it (a payment protocol's offer, a link to buy a larger plan).
+ */
+export interface TopUpOffer {
+  /** Headers added to the refusal's answer (lower-cased names), where the transport has headers. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Entries added to the refusal's `error.data`, beside `dailyCredits`, `remaining`, `cost`, `resetsAt`. */
+  readonly data?: Readonly<Record<string, unknown>>;
+  /**
+   * A few words added to the close reason of a connection the refusal ends (a WebSocket's 4402), where
+   * neither headers nor data reach the client: what to do, not the offer itself (a close reason holds
+   * 123 bytes in all).
+   */
+  readonly closeHint?: string;
+}
+
+/**
+ * What a key whose balance cannot pay for a call can do to get more credits. The `meter` stage asks it
+ * when it refuses a call with `CREDITS_EXHAUSTED` and adds the offer's headers and data to the refusal;
+ * a connection-holding transport adds its `closeHint` to the close it answers the refusal with. Optional:
+ * without one registered, the refusal says only when the balance resets. A plugin that sells credits
+ * registers one (at most one: the last registered is used).
+ *
+ * `offer` is synchronous and must not throw: it is asked on the refusal's path, from what the plugin
+ * holds in memory (its offers by plan). Undefined: this key has no way to more credits but waiting.
+ *
+ * @example
+ * ```ts
+ * container.register(TopUpsToken, { useValue: {
+ *   offer: ({ plan }) => plan.name === 'pro' ? { data: { buy: 'https://example.com/buy' }, closeHint: 'buy credits at example.com' } : undefined,
+ * } });
+ * ```
+ */
+export interface TopUps {
+  /** The offer for a key whose balance is spent, or undefined when it has none. */
+  offer(request: TopUpRequest): TopUpOffer | undefined;
+}
+
+/** The container token of the gateway's {@link TopUps}, when a plugin registered one. */
+export const TopUpsToken = Symbol.for('tollgate.TopUps') as InjectionToken<TopUps>;
