@@ -36,21 +36,22 @@ t.test('redis: scripts apply each debit, refund, settlement and usage write at m
   const client = store.connection.client;
   const balance = 'once:bal:2026-05-01:{k}';
   const marker = (id: string): string => `once:once:{k}:${id}`;
+  const paid = 'once:paid:{k}';
   const WINDOW = 60_000;
 
-  t.same(await client.tgDebit(balance, marker('d1'), 80, 1000, 86_400_000, WINDOW), [1, 80], 'a debit is taken');
-  t.same(await client.tgDebit(balance, marker('d1'), 80, 1000, 86_400_000, WINDOW), [1, 80], 'the same id again (a resend) answers that it was taken, and changes nothing');
+  t.same(await client.tgDebit(balance, marker('d1'), paid, 80, 1000, 86_400_000, WINDOW), [1, 80, 0, 0], 'a debit is taken');
+  t.same(await client.tgDebit(balance, marker('d1'), paid, 80, 1000, 86_400_000, WINDOW), [1, 80, 0, 0], 'the same id again (a resend) answers that it was taken, and changes nothing');
   t.equal(await client.get(balance), '80');
-  await client.tgRefund(balance, marker('d1'), 80, 1, WINDOW);
-  await client.tgRefund(balance, marker('d1'), 80, 1, WINDOW);
+  await client.tgRefund(balance, marker('d1'), paid, 80, 1, WINDOW, 0);
+  await client.tgRefund(balance, marker('d1'), paid, 80, 1, WINDOW, 0);
   t.equal(await client.get(balance), '0', 'its refund, sent twice, gives back once');
 
-  t.same(await client.tgDebit(balance, marker('d2'), 80, 1000, 86_400_000, WINDOW), [1, 80]);
-  await client.tgRefund(balance, marker('d2'), 80, 0, WINDOW);
+  t.same(await client.tgDebit(balance, marker('d2'), paid, 80, 1000, 86_400_000, WINDOW), [1, 80, 0, 0]);
+  await client.tgRefund(balance, marker('d2'), paid, 80, 0, WINDOW, 0);
   t.equal(await client.get(balance), '0', 'cancelling a debit Redis ran gives it back');
 
-  await client.tgRefund(balance, marker('d3'), 80, 0, WINDOW);
-  t.same(await client.tgDebit(balance, marker('d3'), 80, 1000, 86_400_000, WINDOW), [2, 0], 'a debit arriving after its cancellation is a no-op');
+  await client.tgRefund(balance, marker('d3'), paid, 80, 0, WINDOW, 0);
+  t.same(await client.tgDebit(balance, marker('d3'), paid, 80, 1000, 86_400_000, WINDOW), [2, 0, 0, 0], 'a debit arriving after its cancellation is a no-op');
   t.equal(await client.get(balance), '0');
 
   t.equal(await client.tgSettle(balance, marker('s1'), 30, 86_400_000, WINDOW), 30, 'a settlement adds its credits');

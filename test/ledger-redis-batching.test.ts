@@ -87,22 +87,23 @@ t.test('a batch sent again answers the same and changes nothing; cancelling it g
   const bucket = names.bucket('k');
   const balance = names.balance('2026-05-01', 'k');
   const marker = names.markerBeside(balance, 'b1');
+  const paid = names.paid('k');
   const now = Date.UTC(2026, 4, 1, 12);
   // Bucket of 200 credits; a daily limit of 250: 80 and 80 fit, the third 80 is beyond the bucket.
-  const first = await client.tgTakeDebitBatch(bucket, balance, marker, 100, 200, now, 250, 86_400_000, 60_000, 80, 80, 80);
-  t.same(first, [1, 0, 1, 80, 1, 0, 1, 160, 0, 400, 0, 160], 'two taken, the third waits 400 ms for the 40 tokens the bucket lacks');
-  t.same(await client.tgTakeDebitBatch(bucket, balance, marker, 100, 200, now, 250, 86_400_000, 60_000, 80, 80, 80), first, 'sent again: the same answer');
+  const first = await client.tgTakeDebitBatch(bucket, balance, marker, paid, 100, 200, now, 250, 86_400_000, 60_000, 80, 80, 80);
+  t.same(first, [1, 0, 1, 80, 0, 0, 1, 0, 1, 160, 0, 0, 0, 400, 0, 160, 0, 0], 'two taken, the third waits 400 ms for the 40 tokens the bucket lacks');
+  t.same(await client.tgTakeDebitBatch(bucket, balance, marker, paid, 100, 200, now, 250, 86_400_000, 60_000, 80, 80, 80), first, 'sent again: the same answer');
   t.equal(await client.get(balance), '160', 'and nothing taken twice');
-  await client.tgRefund(balance, marker, 240, 0, 60_000);
+  await client.tgRefund(balance, marker, paid, 240, 0, 60_000, 0);
   t.equal(await client.get(balance), '0', 'cancelled: exactly the 160 it took are given back');
   t.same(
-    await client.tgTakeDebitBatch(bucket, balance, names.markerBeside(balance, 'b2'), 100, 200, now + 2000, 100, 86_400_000, 60_000, 80, 80),
-    [1, 0, 1, 80, 1, 0, 0, 80],
+    await client.tgTakeDebitBatch(bucket, balance, names.markerBeside(balance, 'b2'), paid, 100, 200, now + 2000, 100, 86_400_000, 60_000, 80, 80),
+    [1, 0, 1, 80, 0, 0, 1, 0, 0, 80, 0, 0],
     'a batch past the daily limit: the first call taken, the second let through the bucket but refused for the balance',
   );
   const late = names.markerBeside(balance, 'b3');
-  await client.tgRefund(balance, late, 80, 0, 60_000);
-  t.same(await client.tgTakeDebitBatch(bucket, balance, late, 100, 200, now, 1000, 86_400_000, 60_000, 80, 80), [-1], 'a batch cancelled before it arrived is a no-op');
+  await client.tgRefund(balance, late, paid, 80, 0, 60_000, 0);
+  t.same(await client.tgTakeDebitBatch(bucket, balance, late, paid, 100, 200, now, 1000, 86_400_000, 60_000, 80, 80), [-1], 'a batch cancelled before it arrived is a no-op');
 });
 
 t.test('kill -9 under load: charged - answered stays within the calls in flight (the crash window)', async (t) => {

@@ -93,7 +93,7 @@ t.test('refusals carry the meter stage\'s codes and spend no credits', async (t)
   const tight = { dailyCredits: 200, creditsPerSecond: 100 };
   taken(await store.metering.charge('k', 100, tight, NOW));
   t.same(await store.metering.charge('k', 50, tight, NOW), { ok: false, code: 'RATE_LIMITED', retryAfterMs: 500 }, 'the bucket is empty: 50 tokens are half a second away');
-  t.same(await store.metering.charge('k', 150, tight, NOW + 2000), { ok: false, code: 'CREDITS_EXHAUSTED', remaining: 100, resetsAt: new Date('2026-11-23T00:00:00.000Z') });
+  t.same(await store.metering.charge('k', 150, tight, NOW + 2000), { ok: false, code: 'CREDITS_EXHAUSTED', remaining: 100, paidRemaining: 0, resetsAt: new Date('2026-11-23T00:00:00.000Z') });
   t.equal((await store.ledger.balance('k', 200, DAY)).used, 100, 'only the first charge spent credits');
 });
 

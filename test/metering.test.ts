@@ -26,6 +26,7 @@ function counted(): { limiter: RateLimiter; ledger: CreditLedger; calls: string[
       debit: (keyId, ...rest) => (calls.push(`debit ${keyId}`), ledger.debit(keyId, ...rest)),
       refund: (receipt: DebitReceipt) => (calls.push(`refund ${receipt.id}`), ledger.refund(receipt)),
       balance: (...args) => ledger.balance(...args),
+      topUp: (...args) => ledger.topUp(...args),
     },
   };
 }
@@ -47,7 +48,7 @@ t.test('a refusal says why with the meter stage\'s codes, and a throttled charge
   calls.length = 0;
   t.same(metering.charge('k', 50, PLAN, NOW), { ok: false, code: 'RATE_LIMITED', retryAfterMs: 500 }, 'the bucket is empty: half a second until 50 tokens are back');
   t.same(calls, ['take k'], 'no debit after a throttled take');
-  t.same(metering.charge('k', 150, PLAN, NOW + 1000), { ok: false, code: 'CREDITS_EXHAUSTED', remaining: 100, resetsAt: new Date('2026-11-23T00:00:00.000Z') });
+  t.same(metering.charge('k', 150, PLAN, NOW + 1000), { ok: false, code: 'CREDITS_EXHAUSTED', remaining: 100, paidRemaining: 0, resetsAt: new Date('2026-11-23T00:00:00.000Z') });
   t.equal((await ledger.balance('k', 200, new Date(NOW))).used, 100, 'nothing spent by the refusals');
 });
 
@@ -74,9 +75,10 @@ t.test('a charge refunds itself exactly once, however often asked', async (t) =>
 t.test('a refund that throws rejects, once, and is not tried again', async (t) => {
   let refunds = 0;
   const ledger: CreditLedger = {
-    debit: (keyId, credits, _limit, now) => ({ ok: true, receipt: { id: 'd1', keyId, day: '2026-11-22', credits }, remaining: 0 }),
+    debit: (keyId, credits, _limit, now) => ({ ok: true, receipt: { id: 'd1', keyId, day: '2026-11-22', credits, paid: 0 }, remaining: 0, paidRemaining: 0 }),
     refund: () => { refunds++; throw new Error('store down'); },
     balance: () => { throw new Error('unused'); },
+    topUp: () => { throw new Error('unused'); },
   };
   const charge = new LimiterLedgerMetering(new MemoryRateLimiter(), ledger).charge('k', 1, PLAN, NOW) as Charge;
   if (!charge.ok) throw new Error('expected a charge');
@@ -98,7 +100,7 @@ t.test('the meter stage charges through MeteringToken: the metering registered i
         useValue: { charge: (keyId, credits, limits, now) => (asked.push([keyId, credits, limits.dailyCredits, limits.creditsPerSecond, now]), inner.charge(keyId, credits, limits, now)) },
       });
       // A ledger and limiter that must not be used by `meter`: charging is the metering's job alone.
-      container.register(Tokens.CreditLedger, { useValue: { debit: () => { throw new Error('debited apart'); }, refund: () => { throw new Error('refunded apart'); }, balance: (...args) => ledger.balance(...args) } });
+      container.register(Tokens.CreditLedger, { useValue: { debit: () => { throw new Error('debited apart'); }, refund: () => { throw new Error('refunded apart'); }, balance: (...args) => ledger.balance(...args), topUp: (...args) => ledger.topUp(...args) } satisfies CreditLedger });
       container.register(Tokens.RateLimiter, { useValue: { take: () => { throw new Error('taken apart'); } } });
     },
   };

@@ -99,6 +99,7 @@ function probePlugin(probe: Probe): TollgatePlugin {
           debit: (...args) => (probe.debits++, probe.hold('debit', () => ledger.debit(...args))),
           refund: (receipt) => (probe.refunds++, ledger.refund(receipt)),
           balance: (...args) => ledger.balance(...args),
+          topUp: (...args) => ledger.topUp(...args),
         } satisfies CreditLedger,
       });
       const usage = container.resolve<UsageRecorder>(Tokens.UsageRecorder);

@@ -1,4 +1,4 @@
-// The metering port: one charge of a key's throughput bucket and daily balance, refunding itself.
+// The metering port: one charge of a key's throughput bucket and balances (the day's, then the paid one), refunding itself.
 import type { InjectionToken } from 'tsyringe';
 import type { MaybePromise } from '../util/maybe-promise.js';
 import type { DebitReceipt } from './credit-ledger.js';
@@ -29,8 +29,11 @@ export interface Charged {
   readonly receipt: DebitReceipt;
   /** Credits left that day. */
   readonly remaining: number;
+  /** Credits left in the key's paid balance (the receipt's `paid` says what this charge took from it). */
+  readonly paidRemaining: number;
   /**
-   * Gives the charge back into the day it was taken from, once: a second call does nothing and settles
+   * Gives the charge back where it was taken from (the day part into its day, the paid part into the
+   * paid balance), once: a second call does nothing and settles
    * with the first. Never throws; a failing store rejects (the caller logs it).
    */
   refund(): MaybePromise<void>;
@@ -47,7 +50,8 @@ export interface ChargeRateLimited {
 }
 
 /**
- * A charge refused because the day's balance cannot cover it: no credits were taken (the throughput
+ * A charge refused because the day's balance and the paid balance together cannot cover it: no credits
+ * were taken (the throughput
  * bucket's tokens were, as for any call that got past it).
  */
 export interface ChargeExhausted {
@@ -57,7 +61,9 @@ export interface ChargeExhausted {
   readonly code: 'CREDITS_EXHAUSTED';
   /** Credits left that day. */
   readonly remaining: number;
-  /** When the balance resets (the next 00:00 UTC). */
+  /** Credits left in the key's paid balance. */
+  readonly paidRemaining: number;
+  /** When the day's balance resets (the next 00:00 UTC). */
   readonly resetsAt: Date;
 }
 
@@ -68,7 +74,7 @@ export type ChargeRefused = ChargeRateLimited | ChargeExhausted;
 export type Charge = Charged | ChargeRefused;
 
 /**
- * Charges a key: its throughput bucket, then its daily balance, as one operation. The `meter` stage
+ * Charges a key: its throughput bucket, then its balances (the day's, then the paid one), as one operation. The `meter` stage
  * charges every call through it, and the gateway's event meter every delivered event (without a
  * bucket), so a store can do both in one step (the Redis store runs one script) and no store ever
  * needs to guess which bucket belongs to which debit.

@@ -34,7 +34,7 @@ function usageOf(events: readonly MeteredEvent[], at: number, sign: 1 | -1): Usa
 /** A charge of events as the event meter answers it; a throughput refusal cannot happen (no bucket is asked for). */
 function eventChargeOf(charge: Charge): EventCharge {
   if (charge.ok) return charge;
-  if (charge.code === 'CREDITS_EXHAUSTED') return { ok: false, remaining: charge.remaining, resetsAt: charge.resetsAt };
+  if (charge.code === 'CREDITS_EXHAUSTED') return { ok: false, remaining: charge.remaining, paidRemaining: charge.paidRemaining, resetsAt: charge.resetsAt };
   // A broken Metering, not a state of the key: no code of its own (the transport logs it).
   throw new Error('the gateway\'s Metering refused events for throughput, though they were charged without a bucket');
 }

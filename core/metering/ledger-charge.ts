@@ -7,15 +7,17 @@ class LedgerCharge implements Charged {
   readonly ok = true;
   readonly receipt: DebitReceipt;
   readonly remaining: number;
+  readonly paidRemaining: number;
   readonly #ledger: CreditLedger;
   #refunded = false;
   /** The first refund's outcome: a second refund settles with it and does nothing. */
   #outcome: MaybePromise<void> = undefined;
 
-  constructor(ledger: CreditLedger, receipt: DebitReceipt, remaining: number) {
+  constructor(ledger: CreditLedger, receipt: DebitReceipt, remaining: number, paidRemaining: number) {
     this.#ledger = ledger;
     this.receipt = receipt;
     this.remaining = remaining;
+    this.paidRemaining = paidRemaining;
   }
 
   refund(): MaybePromise<void> {
@@ -41,6 +43,6 @@ class LedgerCharge implements Charged {
  * ```
  */
 export function chargeOf(ledger: CreditLedger, debit: DebitResult): Charged | ChargeExhausted {
-  if (debit.ok) return new LedgerCharge(ledger, debit.receipt, debit.remaining);
-  return { ok: false, code: 'CREDITS_EXHAUSTED', remaining: debit.remaining, resetsAt: debit.resetsAt };
+  if (debit.ok) return new LedgerCharge(ledger, debit.receipt, debit.remaining, debit.paidRemaining);
+  return { ok: false, code: 'CREDITS_EXHAUSTED', remaining: debit.remaining, paidRemaining: debit.paidRemaining, resetsAt: debit.resetsAt };
 }

@@ -34,7 +34,7 @@ export const CLI_COMMANDS: readonly CliCommandSpec[] = [
   },
   {
     name: 'keys',
-    synopsis: ['keys create --plan <plan> [--id <id>] [--label <text>]', 'keys list | keys rotate <id> | keys revoke <id> | keys plan <id> <plan>', "keys security <id> ['<json>']", 'keys pins <id>'],
+    synopsis: ['keys create --plan <plan> [--id <id>] [--label <text>]', 'keys list | keys rotate <id> | keys revoke <id> | keys plan <id> <plan>', "keys security <id> ['<json>']", 'keys pins <id>', 'keys credits <id> <credits> <reference>'],
     summary: 'manages API keys in the store the gateway uses (also while it runs)',
     run: async (cli) => (await import('./store-commands.js')).runStoreCommand(cli),
   },

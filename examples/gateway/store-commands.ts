@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { GatewayConfig } from 'tollgate';
 import type { KeyRegistry, CreditLedger, PlanRegistry, UsageRecorder, PinRecord, PinStore } from 'tollgate/store';
-import { KeyManager, KeyManagerError, PlanManager, type DayUsage, type IssuedKey, type KeyStorage, type KeyView } from 'tollgate/plugins/admin';
+import { KeyManager, KeyManagerError, PlanManager, type DayUsage, type IssuedKey, type KeyBalance, type KeyStorage, type KeyView } from 'tollgate/plugins/admin';
 import { SECURITY_SECTION } from 'tollgate/plugins/security';
 import type { CliOptions } from './cli.js';
 import { loadCliConfig, reportLoadFailure } from './cli-config.js';
@@ -83,7 +83,7 @@ function describePins(id: string, storage: KeyStorage, pins: readonly PinRecord[
   return `${lines.join('\n')}\n`;
 }
 
-function describeUsage(id: string, days: readonly DayUsage[], storage: KeyStorage): string {
+function describeUsage(id: string, days: readonly DayUsage[], storage: KeyStorage, balance: KeyBalance): string {
   const lines: string[] = [];
   for (const day of days) {
     lines.push(`${id} on ${day.day}: ${day.total.calls} calls, ${day.total.credits} credits, ${day.total.failed} failed, ${day.total.bytes} bytes (balance used ${day.balanceUsed})`);
@@ -91,8 +91,13 @@ function describeUsage(id: string, days: readonly DayUsage[], storage: KeyStorag
       lines.push(`  ${method.padEnd(40)} ${String(t.calls).padStart(9)} calls ${String(t.credits).padStart(12)} credits ${String(t.failed).padStart(7)} failed ${String(t.bytes).padStart(12)} bytes`);
     }
   }
+  lines.push(describeBalance(id, balance));
   lines.push(describeStorage(id, storage));
   return `${lines.join('\n')}\n`;
+}
+
+function describeBalance(id: string, balance: KeyBalance): string {
+  return `${id} today (${balance.day}): ${balance.remaining} of ${balance.dailyCredits} daily credits left, ${balance.paidRemaining} paid credits left`;
 }
 
 /**
@@ -107,8 +112,11 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
     io.err(`${message}\nsee tollgate --help\n`);
     return 2;
   };
-  if (command.name === 'keys' && !['create', 'list', 'rotate', 'revoke', 'plan', 'security', 'pins'].includes(verb ?? '')) {
-    return usage('keys: expected create, list, rotate <id>, revoke <id>, plan <id> <plan>, security <id> [<json>] or pins <id>');
+  if (command.name === 'keys' && !['create', 'list', 'rotate', 'revoke', 'plan', 'security', 'pins', 'credits'].includes(verb ?? '')) {
+    return usage('keys: expected create, list, rotate <id>, revoke <id>, plan <id> <plan>, security <id> [<json>], pins <id> or credits <id> <credits> <reference>');
+  }
+  if (command.name === 'keys' && verb === 'credits' && (rest.length !== 3 || !/^[1-9]\d*$/.test(rest[1]!))) {
+    return usage('keys credits: expected <id> <credits> <reference> (a positive whole number of credits; the reference makes a repeated top-up a no-op)');
   }
   if (command.name === 'keys' && verb === 'security' && (rest.length < 1 || rest.length > 2)) return usage('keys security: expected <id>, or <id> and the settings as JSON');
   let securitySettings: unknown;
@@ -167,7 +175,8 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
       const range = cli.day !== undefined ? { from: cli.day, to: cli.day } : { from: cli.from, to: cli.to };
       const days = await manager.usage(id, range);
       const storage = await manager.storage(id);
-      print({ id, days, storage }, describeUsage(id, days, storage));
+      const balance = await manager.balance(id);
+      print({ id, days, storage, balance }, describeUsage(id, days, storage, balance));
     } else if (verb === 'create') {
       const issued = await manager.create({ plan: cli.plan!, id: cli.id, label: cli.label });
       print(issued, describeIssued(issued, 'Created'));
@@ -192,6 +201,10 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
       const pins = await manager.pins(id);
       const storage = await manager.storage(id);
       print({ id, storage, pins }, describePins(id, storage, pins));
+    } else if (verb === 'credits') {
+      const id = rest[0]!;
+      const topUp = await manager.topUp(id, Number(rest[1]), rest[2]!);
+      print({ id, ...topUp }, `${topUp.applied ? `Added ${rest[1]} paid credits to ${id}` : `Top-up "${rest[2]}" was applied to ${id} before: nothing changed`}.\n${describeBalance(id, topUp.balance)}\n`);
     } else if (verb === 'revoke') {
       const key = await manager.revoke(rest[0]!);
       print({ key }, `Revoked key ${key.id}: it is refused from its next call on.\n`);

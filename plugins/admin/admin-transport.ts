@@ -276,6 +276,16 @@ export class AdminTransport implements Transport {
         allow('POST');
         return { status: 200, body: { key: await manager.revoke(id) } };
       }
+      if (action === 'credits') {
+        allow('POST');
+        const body = await readJson(req, res, this.#settings.maxBodyBytes);
+        const topUpId = optionalString(body, 'id');
+        if (topUpId === undefined) throw new AdminError(400, 'bad_request', 'id: is required (the top-up\'s reference: the same id is applied once)');
+        const credits = body['credits'];
+        if (typeof credits !== 'number') throw new AdminError(400, 'bad_request', 'credits: must be a positive integer');
+        const topUp = await manager.topUp(id, credits, topUpId);
+        return { status: topUp.applied ? 201 : 200, body: { id, ...topUp } };
+      }
       if (action === 'pins') {
         allow('GET');
         return { status: 200, body: { id, storage: await manager.storage(id), pins: await manager.pins(id) } };

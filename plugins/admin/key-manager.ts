@@ -69,7 +69,7 @@ export interface DayUsage {
   readonly total: UsageTotals;
 }
 
-/** A key's balance today. */
+/** A key's balance today, and its paid balance. */
 export interface KeyBalance {
   /** The UTC day. */
   readonly day: string;
@@ -79,9 +79,22 @@ export interface KeyBalance {
   readonly used: number;
   /** Credits left today. */
   readonly remaining: number;
-  /** When the balance resets (ISO 8601, the next 00:00 UTC). */
+  /** Paid credits left (bought or topped up; used once the day's are spent, never reset). */
+  readonly paidRemaining: number;
+  /** When the day's balance resets (ISO 8601, the next 00:00 UTC). */
   readonly resetsAt: string;
 }
+
+/** The outcome of {@link KeyManager.topUp}. */
+export interface KeyTopUp {
+  /** False when a top-up with that id was applied before (nothing changed). */
+  readonly applied: boolean;
+  /** The key's balance after it. */
+  readonly balance: KeyBalance;
+}
+
+/** Longest top-up id {@link KeyManager.topUp} accepts. */
+const MAX_TOP_UP_ID = 128;
 
 /** What a key keeps pinned (the file-storage API's pins). */
 export interface KeyStorage {
@@ -251,7 +264,22 @@ export class KeyManager {
     const key = await this.get(id);
     const dailyCredits = await this.#plans.dailyCredits(key.plan);
     const balance = await this.#store(async () => this.#deps.ledger.balance(id, dailyCredits, new Date(this.#deps.now())));
-    return { day: balance.day, dailyCredits, used: balance.used, remaining: balance.remaining, resetsAt: balance.resetsAt.toISOString() };
+    return { day: balance.day, dailyCredits, used: balance.used, remaining: balance.remaining, paidRemaining: balance.paidRemaining, resetsAt: balance.resetsAt.toISOString() };
+  }
+
+  /**
+   * Adds `credits` to a key's paid balance by hand, once per `topUpId` (the operator's reference: the
+   * same id again changes nothing, so a retried request never credits twice).
+   *
+   * @throws KeyManagerError `not_found`, or `bad_request` (credits not a positive integer, a bad id).
+   */
+  async topUp(id: string, credits: number, topUpId: string): Promise<KeyTopUp> {
+    await this.get(id);
+    if (!Number.isSafeInteger(credits) || credits <= 0) throw new KeyManagerError('bad_request', `credits: must be a positive integer (got ${String(credits)})`);
+    if (topUpId.length === 0 || topUpId.length > MAX_TOP_UP_ID) throw new KeyManagerError('bad_request', `id: must be 1 to ${MAX_TOP_UP_ID} characters`);
+    // Apart from payments' ids, which the payments plugin adds under their own.
+    const applied = await this.#store(async () => this.#deps.ledger.topUp(id, credits, `admin:${topUpId}`));
+    return { applied, balance: await this.balance(id) };
   }
 
   /** What a key keeps pinned: its pins' total bytes and their count, and its plan's limit when it sets one. */

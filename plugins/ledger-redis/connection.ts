@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { ioredis } from './peers.js';
 import { Errors, GatewayError } from '../../core/plugin-api.js';
-import { CLAIM_HASH, DEBIT, INSERT, RELEASE_HASH, REFUND, REPLACE_PLAN, SETTLE, TAKE, TAKE_DEBIT, TAKE_DEBIT_BATCH, UPDATE, USAGE } from './scripts.js';
+import { CLAIM_HASH, DEBIT, INSERT, RELEASE_HASH, REFUND, REPLACE_PLAN, SETTLE, TAKE, TAKE_DEBIT, TAKE_DEBIT_BATCH, TOP_UP, UPDATE, USAGE } from './scripts.js';
 import { RedisKeyNames } from './key-names.js';
 import { storeAddress, type ResolvedRedisSettings } from './settings.js';
 import { retryUntil } from './start-deadline.js';
@@ -11,17 +11,19 @@ import { checkTopology, createRedisClient, seedIsPlainRedis, topologyOf, type An
 /** The store's Lua scripts, as commands of the client. */
 export interface ScriptCommands {
   /** `DEBIT` */
-  tgDebit(balance: string, marker: string, credits: number, limit: number, ttlMs: number, windowMs: number): Promise<[number, number]>;
+  tgDebit(balance: string, marker: string, paid: string, credits: number, limit: number, ttlMs: number, windowMs: number): Promise<[number, number, number, number]>;
   /** `SETTLE` */
   tgSettle(balance: string, marker: string, credits: number, ttlMs: number, windowMs: number): Promise<number>;
   /** `REFUND` */
-  tgRefund(balance: string, marker: string, credits: number, known: 0 | 1, windowMs: number): Promise<number>;
+  tgRefund(balance: string, marker: string, paid: string, dayCredits: number, known: 0 | 1, windowMs: number, paidCredits: number): Promise<number>;
+  /** `TOP_UP` */
+  tgTopUp(paid: string, topUps: string, credits: number, topUpId: string): Promise<number>;
   /** `TAKE` */
   tgTake(bucket: string, cost: number, perSecond: number, burst: number, now: number): Promise<[number, number]>;
   /** `TAKE_DEBIT` */
-  tgTakeDebit(bucket: string, balance: string, marker: string, cost: number, perSecond: number, burst: number, now: number, credits: number, limit: number, ttlMs: number, windowMs: number): Promise<[number, number, number, number]>;
+  tgTakeDebit(bucket: string, balance: string, marker: string, paid: string, cost: number, perSecond: number, burst: number, now: number, credits: number, limit: number, ttlMs: number, windowMs: number): Promise<[number, number, number, number, number, number]>;
   /** `TAKE_DEBIT_BATCH` */
-  tgTakeDebitBatch(bucket: string, balance: string, marker: string, perSecond: number, burst: number, now: number, limit: number, ttlMs: number, windowMs: number, ...costs: number[]): Promise<number[]>;
+  tgTakeDebitBatch(bucket: string, balance: string, marker: string, paid: string, perSecond: number, burst: number, now: number, limit: number, ttlMs: number, windowMs: number, ...costs: number[]): Promise<number[]>;
   /** `USAGE` */
   tgUsage(usage: string, marker: string, ttlMs: number, windowMs: number, ...groups: Array<string | number>): Promise<number>;
   /** `INSERT` */
@@ -106,12 +108,13 @@ export class RedisConnection {
       retryDelay: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 5), 1000),
     }) as StoreClient;
     const scripts: Array<[keyof ScriptCommands, number, string]> = [
-      ['tgDebit', 2, DEBIT],
+      ['tgDebit', 3, DEBIT],
       ['tgSettle', 2, SETTLE],
-      ['tgRefund', 2, REFUND],
+      ['tgRefund', 3, REFUND],
+      ['tgTopUp', 2, TOP_UP],
       ['tgTake', 1, TAKE],
-      ['tgTakeDebit', 3, TAKE_DEBIT],
-      ['tgTakeDebitBatch', 3, TAKE_DEBIT_BATCH],
+      ['tgTakeDebit', 4, TAKE_DEBIT],
+      ['tgTakeDebitBatch', 4, TAKE_DEBIT_BATCH],
       ['tgUsage', 2, USAGE],
       ['tgInsert', 1, INSERT],
       ['tgUpdate', 1, UPDATE],

@@ -8,7 +8,7 @@ export function hashTag(value: string): string {
 }
 
 /**
- * The names of the store's Redis keys. Everything of one API key (its record, balances, throughput
+ * The names of the store's Redis keys. Everything of one API key (its record, balances (daily and paid), top-up ids, throughput
  * bucket, usage, and the markers of its writes) shares the hash tag of the key's id, so each script
  * touches one hash slot of a Redis Cluster. Three names stand apart, each in a slot of its own: the entry
  * from an API key's hash to its id (looked up by hash, before the id is known), the set of every id, and
@@ -25,6 +25,16 @@ export class RedisKeyNames {
   /** A key's balance on a UTC day: `<prefix>bal:<day>:{<key id>}`. */
   balance(day: string, keyId: string): string {
     return `${this.prefix}bal:${day}:${hashTag(keyId)}`;
+  }
+
+  /** A key's paid (bought or topped-up) balance, never expiring: `<prefix>paid:{<key id>}`. */
+  paid(keyId: string): string {
+    return `${this.prefix}paid:${hashTag(keyId)}`;
+  }
+
+  /** The set of the ids of the top-ups applied to a key's paid balance: `<prefix>topups:{<key id>}`. */
+  topUps(keyId: string): string {
+    return `${this.prefix}topups:${hashTag(keyId)}`;
   }
 
   /** A throughput bucket, named by the key id it belongs to: `<prefix>rate:{<bucket>}`. */

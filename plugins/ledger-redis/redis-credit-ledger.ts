@@ -9,8 +9,13 @@ const DAY_MS = 86_400_000;
 /** A refund (or the cancellation of a debit whose command timed out) waiting for Redis. */
 interface RefundWrite {
   readonly slot: string;
+  /** The key's paid balance (`<prefix>paid:{<key id>}`). */
+  readonly paidKey: string;
   readonly id: string;
+  /** Credits back into the day. */
   readonly credits: number;
+  /** Credits back into the paid balance. */
+  readonly paid: number;
   /** 1 when Redis answered the debit (it was taken), 0 when its outcome is unknown. */
   readonly known: 0 | 1;
 }
@@ -34,6 +39,7 @@ interface TakeBatch {
   readonly bucketKey: string;
   readonly keyId: string;
   readonly slot: string;
+  readonly paidKey: string;
   readonly day: string;
   readonly perSecond: number;
   readonly burst: number;
@@ -44,9 +50,11 @@ interface TakeBatch {
 }
 
 /**
- * Daily balances shared by every gateway instance through Redis. A debit is one Lua script (check and
- * take in one atomic step), so two instances can never both spend a key's last credits; a balance key
- * expires by itself `retainDays` after its day ends.
+ * Daily balances and paid balances shared by every gateway instance through Redis. A debit is one Lua
+ * script (check and take in one atomic step, reading the day's balance and the paid one, both under the
+ * key's hash tag), so two instances can never both spend a key's last credits; a day's balance key
+ * expires by itself `retainDays` after its day ends, a paid balance never. A top-up is one script too
+ * (`TOP_UP`), adding once per top-up id.
  *
  * A call's throughput bucket and its debit are one script ({@link RedisCreditLedger.takeAndDebit}, which
  * the store's `Metering`, {@link RedisMetering}, charges every call through). The takes of one key that
@@ -55,8 +63,9 @@ interface TakeBatch {
  * as alone.
  *
  * While Redis is unreachable the connection's policy applies: `refuse` fails the call with
- * `METERING_UNAVAILABLE`; `allowance` takes the debit from a local allowance and writes it to Redis once
- * Redis is back.
+ * `METERING_UNAVAILABLE`; `allowance` takes the debit from a local allowance of the day's balance and
+ * writes it to Redis once Redis is back (the paid balance is spent only through Redis: a key whose day
+ * is spent and that had paid credits left gets `METERING_UNAVAILABLE`, not a 402).
  *
  * Every debit has an id, and every script keyed on it applies at most once (see the scripts). A debit
  * whose command fails or times out may still run in Redis later, so it is cancelled by id (once Redis
@@ -80,6 +89,8 @@ export class RedisCreditLedger implements CreditLedger {
   readonly #pendingRefunds: PendingWrites<RefundWrite>;
   /** Each key's last known balance use, so the local allowance never exceeds what the day has left. */
   readonly #lastUsed = new Map<string, number>();
+  /** Each key's last known paid balance, by key id. */
+  readonly #lastPaid = new Map<string, number>();
   /** Combined takes waiting for the end of this event-loop turn, by key, bucket and limits. */
   readonly #batches = new Map<string, TakeBatch>();
   #flushScheduled = false;
@@ -119,17 +130,19 @@ export class RedisCreditLedger implements CreditLedger {
     const slot = this.#names.balance(day, keyId);
     if (!this.#conn.ready) return this.#offline(slot, keyId, day, credits, dailyLimit, now);
     const id = newDebitId();
+    const paidKey = this.#names.paid(keyId);
     // Expiry is relative to the gateway's clock (the day ends for it), so an injected clock works too.
-    return this.#conn.replicated(slot, this.#conn.client.tgDebit(slot, this.#names.markerBeside(slot, id), credits, dailyLimit, this.#dayEnds - now.getTime() + this.#retainMs, this.#windowMs)).then(
-      ([ok, used]): DebitResult => {
+    return this.#conn.replicated(slot, this.#conn.client.tgDebit(slot, this.#names.markerBeside(slot, id), paidKey, credits, dailyLimit, this.#dayEnds - now.getTime() + this.#retainMs, this.#windowMs)).then(
+      ([ok, used, paidLeft, paidTaken]): DebitResult => {
         this.#lastUsed.set(slot, used);
-        if (ok === 1) return { ok: true, receipt: { id, keyId, day, credits }, remaining: dailyLimit - used };
+        this.#lastPaid.set(keyId, paidLeft);
+        if (ok === 1) return { ok: true, receipt: { id, keyId, day, credits, paid: paidTaken }, remaining: Math.max(0, dailyLimit - used), paidRemaining: paidLeft };
         if (ok === 2) throw this.#conn.unavailable();
-        return { ok: false, remaining: Math.max(0, dailyLimit - used), resetsAt: nextUtcMidnight(now) };
+        return { ok: false, remaining: Math.max(0, dailyLimit - used), paidRemaining: paidLeft, resetsAt: nextUtcMidnight(now) };
       },
       (error: unknown) => {
         this.#conn.failed(error);
-        this.#cancel(slot, id, credits);
+        this.#cancel(slot, paidKey, id, credits);
         return this.#offline(slot, keyId, day, credits, dailyLimit, now);
       },
     );
@@ -148,7 +161,7 @@ export class RedisCreditLedger implements CreditLedger {
     const group = `${slot}\n${bucketKey}\n${perSecond}\n${burst}\n${limit}`;
     let batch = this.#batches.get(group);
     if (batch === undefined) {
-      batch = { bucketKey, keyId, slot, day, perSecond, burst, limit, now, takes: [] };
+      batch = { bucketKey, keyId, slot, paidKey: this.#names.paid(keyId), day, perSecond, burst, limit, now, takes: [] };
       this.#batches.set(group, batch);
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
@@ -173,15 +186,15 @@ export class RedisCreditLedger implements CreditLedger {
    * `<id>.<n>`, each refundable by itself), or as `TAKE_DEBIT` when it holds one call.
    */
   #sendBatch(batch: TakeBatch): void {
-    const { bucketKey, keyId, slot, day, perSecond, burst, limit, now, takes } = batch;
+    const { bucketKey, keyId, slot, paidKey, day, perSecond, burst, limit, now, takes } = batch;
     const id = newDebitId();
     const marker = this.#names.markerBeside(slot, id);
     const ttlMs = this.#dayEnds - now + this.#retainMs;
     const sent = this.#conn.replicated<number[]>(
       slot,
       takes.length === 1
-        ? this.#conn.client.tgTakeDebit(bucketKey, slot, marker, takes[0]!.cost, perSecond, burst, now, takes[0]!.cost, limit, ttlMs, this.#windowMs)
-        : this.#conn.client.tgTakeDebitBatch(bucketKey, slot, marker, perSecond, burst, now, limit, ttlMs, this.#windowMs, ...takes.map((take) => take.cost)),
+        ? this.#conn.client.tgTakeDebit(bucketKey, slot, marker, paidKey, takes[0]!.cost, perSecond, burst, now, takes[0]!.cost, limit, ttlMs, this.#windowMs)
+        : this.#conn.client.tgTakeDebitBatch(bucketKey, slot, marker, paidKey, perSecond, burst, now, limit, ttlMs, this.#windowMs, ...takes.map((take) => take.cost)),
     );
     sent.then(
       (answer) => {
@@ -191,20 +204,23 @@ export class RedisCreditLedger implements CreditLedger {
         }
         const at = new Date(now);
         takes.forEach((take, i) => {
-          const [passed, retryAfterMs, ok, used] = answer.slice(i * 4, i * 4 + 4) as [number, number, number, number];
+          const [passed, retryAfterMs, ok, used, paidLeft, paidTaken] = answer.slice(i * 6, i * 6 + 6) as [number, number, number, number, number, number];
           if (passed !== 1) return take.resolve({ ok: false, code: 'RATE_LIMITED', retryAfterMs });
           // A cancelled single debit (2) is a failure too; taken again by a resend (1) is a success.
           if (ok === 2) return take.reject(this.#conn.unavailable());
           this.#lastUsed.set(slot, used);
-          const receipt: DebitReceipt = { id: takes.length === 1 ? id : `${id}.${i}`, keyId, day, credits: take.cost };
-          const result: DebitResult = ok === 1 ? { ok: true, receipt, remaining: limit - used } : { ok: false, remaining: Math.max(0, limit - used), resetsAt: nextUtcMidnight(at) };
+          this.#lastPaid.set(keyId, paidLeft);
+          const receipt: DebitReceipt = { id: takes.length === 1 ? id : `${id}.${i}`, keyId, day, credits: take.cost, paid: paidTaken };
+          const result: DebitResult = ok === 1
+            ? { ok: true, receipt, remaining: Math.max(0, limit - used), paidRemaining: paidLeft }
+            : { ok: false, remaining: Math.max(0, limit - used), paidRemaining: paidLeft, resetsAt: nextUtcMidnight(at) };
           take.resolve(chargeOf(this, result));
         });
       },
       (error: unknown) => {
         this.#conn.failed(error);
         // The whole batch is cancelled by its id: what it took is given back if it ran, and it becomes a no-op if not.
-        this.#cancel(slot, id, takes.reduce((sum, take) => sum + take.cost, 0));
+        this.#cancel(slot, paidKey, id, takes.reduce((sum, take) => sum + take.cost, 0));
         for (const take of takes) take.reject(error);
       },
     );
@@ -224,15 +240,30 @@ export class RedisCreditLedger implements CreditLedger {
         return;
       }
     }
-    return this.#send({ slot, id: receipt.id, credits: receipt.credits, known: 1 });
+    return this.#send({ slot, paidKey: this.#names.paid(receipt.keyId), id: receipt.id, credits: receipt.credits - receipt.paid, paid: receipt.paid, known: 1 });
+  }
+
+  /**
+   * Adds `credits` to the key's paid balance once per `topUpId` (`TOP_UP`: the id joins the key's set of
+   * applied top-ups in the same script). Fails with `METERING_UNAVAILABLE` while Redis is unreachable:
+   * a top-up is never kept locally.
+   */
+  async topUp(keyId: string, credits: number, topUpId: string): Promise<boolean> {
+    if (!this.#conn.ready) throw this.#conn.unavailable();
+    const paidKey = this.#names.paid(keyId);
+    const paid = await this.#conn.replicated(paidKey, this.#conn.client.tgTopUp(paidKey, this.#names.topUps(keyId), credits, topUpId));
+    if (paid < 0) return false;
+    this.#lastPaid.set(keyId, paid);
+    return true;
   }
 
   async balance(keyId: string, dailyLimit: number, now: Date): Promise<Balance> {
     const day = utcDay(now);
     const slot = this.#names.balance(day, keyId);
-    let used = Number((await this.#conn.client.get(slot)) ?? 0) + (this.#owed.get(slot) ?? 0);
+    const [stored, paid] = await Promise.all([this.#conn.client.get(slot), this.#conn.client.get(this.#names.paid(keyId))]);
+    let used = Number(stored ?? 0) + (this.#owed.get(slot) ?? 0);
     for (const settlement of this.#settling.values()) if (settlement.slot === slot) used += settlement.credits;
-    return { day, used, remaining: Math.max(0, dailyLimit - used), resetsAt: nextUtcMidnight(now) };
+    return { day, used, remaining: Math.max(0, dailyLimit - used), paidRemaining: Number(paid ?? 0), resetsAt: nextUtcMidnight(now) };
   }
 
   #offline(slot: string, keyId: string, day: string, credits: number, dailyLimit: number, now: Date): DebitResult {
@@ -241,26 +272,30 @@ export class RedisCreditLedger implements CreditLedger {
     const allowance = this.#conn.settings.localAllowance;
     // What the local ledger has taken today counts against the allowance; the day's balance caps it too.
     const result = this.#local.debit(slot, credits, Math.min(allowance, left), now);
+    const paidLeft = this.#lastPaid.get(keyId) ?? 0;
     if (!result.ok) {
-      // The day's balance, not the allowance, is what ran out: the key's ordinary refusal.
-      if (left <= allowance) return { ok: false, remaining: result.remaining, resetsAt: nextUtcMidnight(now) };
+      // The day's balance, not the allowance, is what ran out, and no paid credits were left: the key's
+      // ordinary refusal. Paid credits are spent only through Redis.
+      if (left <= allowance && paidLeft === 0) return { ok: false, remaining: result.remaining, paidRemaining: 0, resetsAt: nextUtcMidnight(now) };
+      if (left <= allowance) throw this.#conn.unavailable(`the credit ledger (Redis at ${this.#conn.address}) is unreachable, the key's day is spent and its paid balance is spent only through Redis`);
       throw this.#conn.unavailable(`the credit ledger (Redis at ${this.#conn.address}) is unreachable and this instance's local allowance for the key is spent`);
     }
-    const receipt: DebitReceipt = { id: newDebitId(), keyId, day, credits };
+    const receipt: DebitReceipt = { id: newDebitId(), keyId, day, credits, paid: 0 };
     this.#localReceipts.set(receipt, result.receipt);
     this.#owe(slot, credits);
-    return { ok: true, receipt, remaining: result.remaining };
+    return { ok: true, receipt, remaining: result.remaining, paidRemaining: paidLeft };
   }
 
   /** A debit whose command failed may still run in Redis: cancel it by id once Redis answers again. */
-  #cancel(slot: string, id: string, credits: number): void {
-    this.#queue({ slot, id, credits, known: 0 });
+  #cancel(slot: string, paidKey: string, id: string, credits: number): void {
+    // What it took from the paid balance, if it ran, its marker says.
+    this.#queue({ slot, paidKey, id, credits, paid: 0, known: 0 });
   }
 
   /** Sends a refund (or cancellation) now if Redis is reachable; otherwise, or if it fails, queues it. */
   #send(write: RefundWrite): void | Promise<void> {
     if (!this.#conn.ready) return this.#queue(write);
-    return this.#conn.replicated(write.slot, this.#conn.client.tgRefund(write.slot, this.#names.markerBeside(write.slot, write.id), write.credits, write.known, this.#windowMs)).then(
+    return this.#conn.replicated(write.slot, this.#conn.client.tgRefund(write.slot, this.#names.markerBeside(write.slot, write.id), write.paidKey, write.credits, write.known, this.#windowMs, write.paid)).then(
       () => {},
       (error: unknown) => {
         this.#conn.failed(error);
@@ -292,7 +327,7 @@ export class RedisCreditLedger implements CreditLedger {
     const refunded = this.#pendingRefunds.dropped;
     try {
       await this.#settling.drain((s) => this.#conn.replicated(s.slot, this.#conn.client.tgSettle(s.slot, this.#names.markerBeside(s.slot, s.id), s.credits, DAY_MS + this.#retainMs, this.#windowMs)));
-      await this.#pendingRefunds.drain((r) => this.#conn.replicated(r.slot, this.#conn.client.tgRefund(r.slot, this.#names.markerBeside(r.slot, r.id), r.credits, r.known, this.#windowMs)));
+      await this.#pendingRefunds.drain((r) => this.#conn.replicated(r.slot, this.#conn.client.tgRefund(r.slot, this.#names.markerBeside(r.slot, r.id), r.paidKey, r.credits, r.known, this.#windowMs, r.paid)));
     } finally {
       if (this.#settling.dropped > settled) this.#conn.dropped('settlement', this.#settling.dropped);
       if (this.#pendingRefunds.dropped > refunded) this.#conn.dropped('refund', this.#pendingRefunds.dropped);

@@ -10,21 +10,53 @@
  */
 
 /**
- * KEYS: balance, debit marker. ARGV: credits, daily limit, time to live (ms), idempotency window (ms).
- * Takes the credits if they fit: `{1, used}` or `{0, used}`. A debit whose id is already marked changes
- * nothing: `{1, used}` when it was taken (this is the same command sent again, after a lost answer or a
- * redirection), `{2, used}` when it was cancelled.
+ * The debit of `credits` against a day's balance (`used`, read by the including script) under `limit`,
+ * then the key's paid balance (`paid`, read likewise): the day first, the rest from the paid balance,
+ * all or nothing. Leaves `fromDay`, `fromPaid` and whether the debit `fits`; changes nothing.
  */
-export const DEBIT = `
+const SPLIT = `
+local fromDay = math.min(credits, math.max(0, limit - used))
+local fromPaid = credits - fromDay
+local fits = fromPaid <= paid`;
+
+/**
+ * A single debit's marker value: `<day part>:<paid part>` (what a cancellation gives back); earlier
+ * versions wrote the credits alone, which a refund still reads as all from the day. `paidTakenOf(mark)`
+ * is the paid part a marker records.
+ */
+const PAID_TAKEN_OF = `
+local function paidTakenOf(mark)
+  local sep = string.find(mark, ':', 1, true)
+  if sep then return tonumber(string.sub(mark, sep + 1)) end
+  return 0
+end`;
+
+/**
+ * KEYS: balance, debit marker, paid balance. ARGV: credits, daily limit, time to live (ms),
+ * idempotency window (ms). Takes the credits if the day and the paid balance together cover them (the
+ * day first): `{1, used, paid left, paid taken}` or `{0, used, paid left, 0}`. A debit whose id is
+ * already marked changes nothing: `{1, …}` when it was taken (this is the same command sent again, after
+ * a lost answer or a redirection), `{2, …}` when it was cancelled.
+ */
+export const DEBIT = `${PAID_TAKEN_OF}
 local mark = redis.call('GET', KEYS[2])
-if mark then return {mark == 'r' and 2 or 1, tonumber(redis.call('GET', KEYS[1]) or '0')} end
+if mark then
+  if mark == 'r' then return {2, tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[3]) or '0'), 0} end
+  return {1, tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[3]) or '0'), paidTakenOf(mark)}
+end
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local paid = tonumber(redis.call('GET', KEYS[3]) or '0')
 local credits = tonumber(ARGV[1])
-if used + credits > tonumber(ARGV[2]) then return {0, used} end
-used = redis.call('INCRBY', KEYS[1], credits)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[4])
-return {1, used}`;
+local limit = tonumber(ARGV[2])
+${SPLIT}
+if not fits then return {0, used, paid, 0} end
+if fromDay > 0 then
+  used = redis.call('INCRBY', KEYS[1], fromDay)
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+end
+if fromPaid > 0 then paid = redis.call('DECRBY', KEYS[3], fromPaid) end
+redis.call('SET', KEYS[2], string.format('%d:%d', fromDay, fromPaid), 'PX', ARGV[4])
+return {1, used, paid, fromPaid}`;
 
 /**
  * KEYS: balance, batch marker. ARGV: credits, time to live (ms), idempotency window (ms). Adds credits
@@ -38,27 +70,55 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return used`;
 
 /**
- * KEYS: balance, debit marker. ARGV: credits, whether the debit is known to have been taken (1|0),
- * idempotency window (ms). Gives a debit back once: never below zero, never re-creating an expired day.
- * A debit whose outcome is unknown (its command timed out) and that Redis has not seen is cancelled
- * instead: its marker makes it a no-op should it still arrive. With a batch's marker
- * (`TAKE_DEBIT_BATCH`), the credits the batch took are given back, whatever `credits` says.
+ * KEYS: balance, debit marker, paid balance. ARGV: credits from the day, whether the debit is known to
+ * have been taken (1|0), idempotency window (ms), credits from the paid balance. Gives a debit back
+ * once, each part where it was taken from: the day part never below zero and never re-creating an
+ * expired day, the paid part into the paid balance. A debit whose outcome is unknown (its command timed
+ * out) and that Redis has not seen is cancelled instead: its marker makes it a no-op should it still
+ * arrive. When the debit's own marker is there (a single debit's `<day>:<paid>`, or a batch's, from
+ * `TAKE_DEBIT_BATCH`), the parts it records are given back, whatever the arguments say.
  */
 export const REFUND = `
 local mark = redis.call('GET', KEYS[2])
 if mark == 'r' then return 0 end
 redis.call('SET', KEYS[2], 'r', 'PX', ARGV[3])
 if not mark and ARGV[2] ~= '1' then return 0 end
-local credits = ARGV[1]
--- A batch's marker holds what the batch took: cancelling the batch gives back exactly that.
-if mark and string.sub(mark, 1, 1) == '{' then credits = cjson.decode(mark).t end
-if tonumber(credits) == 0 or redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local credits = tonumber(ARGV[1])
+local paid = tonumber(ARGV[4])
+if mark then
+  if string.sub(mark, 1, 1) == '{' then
+    -- A batch's marker holds what the batch took: cancelling the batch gives back exactly that.
+    local batch = cjson.decode(mark)
+    credits = batch.t
+    paid = batch.p or 0
+  else
+    local sep = string.find(mark, ':', 1, true)
+    if sep then
+      credits = tonumber(string.sub(mark, 1, sep - 1))
+      paid = tonumber(string.sub(mark, sep + 1))
+    else
+      credits = tonumber(mark)
+      paid = 0
+    end
+  end
+end
+if paid > 0 then redis.call('INCRBY', KEYS[3], paid) end
+if credits == 0 or redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local used = redis.call('DECRBY', KEYS[1], credits)
 if used < 0 then
   redis.call('SET', KEYS[1], '0', 'KEEPTTL')
   return 0
 end
 return used`;
+
+/**
+ * KEYS: paid balance, set of the top-up ids applied. ARGV: credits, top-up id. Adds the credits to the
+ * paid balance once per id, remembering the id in the same step (neither expires): the new paid
+ * balance, or -1 when that id was applied before (nothing changed).
+ */
+export const TOP_UP = `
+if redis.call('SADD', KEYS[2], ARGV[2]) == 0 then return -1 end
+return redis.call('INCRBY', KEYS[1], ARGV[1])`;
 
 /**
  * A bucket's tokens now (KEYS[1]), refilled for the time passed since its last use: reads `rate`, `burst`
@@ -173,31 +233,43 @@ return 1
 `;
 
 /**
- * KEYS: bucket, balance, debit marker. ARGV: cost, tokens per second, burst, now (ms), credits, daily
- * limit, time to live of the balance (ms), idempotency window (ms). `TAKE` and then, if the bucket
- * let the call through, `DEBIT`, in one atomic step: `{1, 0, 1|0|2, used}` or `{0, retry after ms, 0, 0}`.
- * A debit id already marked is this command sent again: its outcome, without taking from the bucket again.
+ * KEYS: bucket, balance, debit marker, paid balance. ARGV: cost, tokens per second, burst, now (ms),
+ * credits, daily limit, time to live of the balance (ms), idempotency window (ms). `TAKE` and then, if
+ * the bucket let the call through, `DEBIT` (the day first, then the paid balance), in one atomic step:
+ * `{1, 0, 1|0|2, used, paid left, paid taken}` or `{0, retry after ms, 0, 0, 0, 0}`. A debit id already
+ * marked is this command sent again: its outcome, without taking from the bucket again.
  */
-export const TAKE_DEBIT = `
+export const TAKE_DEBIT = `${PAID_TAKEN_OF}
 local mark = redis.call('GET', KEYS[3])
-if mark then return {1, 0, mark == 'r' and 2 or 1, tonumber(redis.call('GET', KEYS[2]) or '0')} end
+if mark then
+  if mark == 'r' then return {1, 0, 2, tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(redis.call('GET', KEYS[4]) or '0'), 0} end
+  return {1, 0, 1, tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(redis.call('GET', KEYS[4]) or '0'), paidTakenOf(mark)}
+end
 ${BUCKET}
-if not allowed then return {0, math.ceil((need - tokens) / rate * 1000), 0, 0} end
+if not allowed then return {0, math.ceil((need - tokens) / rate * 1000), 0, 0, 0, 0} end
 local used = tonumber(redis.call('GET', KEYS[2]) or '0')
+local paid = tonumber(redis.call('GET', KEYS[4]) or '0')
 local credits = tonumber(ARGV[5])
-if used + credits > tonumber(ARGV[6]) then return {1, 0, 0, used} end
-used = redis.call('INCRBY', KEYS[2], credits)
-redis.call('PEXPIRE', KEYS[2], ARGV[7])
-redis.call('SET', KEYS[3], ARGV[5], 'PX', ARGV[8])
-return {1, 0, 1, used}`;
+local limit = tonumber(ARGV[6])
+${SPLIT}
+if not fits then return {1, 0, 0, used, paid, 0} end
+if fromDay > 0 then
+  used = redis.call('INCRBY', KEYS[2], fromDay)
+  redis.call('PEXPIRE', KEYS[2], ARGV[7])
+end
+if fromPaid > 0 then paid = redis.call('DECRBY', KEYS[4], fromPaid) end
+redis.call('SET', KEYS[3], string.format('%d:%d', fromDay, fromPaid), 'PX', ARGV[8])
+return {1, 0, 1, used, paid, fromPaid}`;
 
 /**
- * KEYS: bucket, balance, batch marker. ARGV: tokens per second, burst, now (ms), daily limit, time to
- * live of the balance (ms), idempotency window (ms), then the cost of each call of the batch. The calls
- * of one key that arrived in one turn of the gateway's event loop, each taken as `TAKE_DEBIT` would
- * take it, in order, in one atomic step: for each call `passed (1|0), retry after ms, taken (1|0), used`.
- * The marker keeps the answer (and the credits taken, for a cancellation), so the same batch sent again
- * gets the same answer and changes nothing; `{-1}` when the batch was cancelled before it arrived.
+ * KEYS: bucket, balance, batch marker, paid balance. ARGV: tokens per second, burst, now (ms), daily
+ * limit, time to live of the balance (ms), idempotency window (ms), then the cost of each call of the
+ * batch. The calls of one key that arrived in one turn of the gateway's event loop, each taken as
+ * `TAKE_DEBIT` would take it (the day first, then the paid balance), in order, in one atomic step: for
+ * each call `passed (1|0), retry after ms, taken (1|0), used, paid left, paid taken`. The marker keeps
+ * the answer (and the credits taken from the day and from the paid balance, for a cancellation), so the
+ * same batch sent again gets the same answer and changes nothing; `{-1}` when the batch was cancelled
+ * before it arrived.
  */
 export const TAKE_DEBIT_BATCH = `
 local mark = redis.call('GET', KEYS[3])
@@ -209,26 +281,33 @@ local now = tonumber(ARGV[3])
 local limit = tonumber(ARGV[4])
 ${REFILL}
 local used = tonumber(redis.call('GET', KEYS[2]) or '0')
+local paid = tonumber(redis.call('GET', KEYS[4]) or '0')
 local out = {}
 local taken = 0
+local takenPaid = 0
 local tookTokens = false
 for i = 7, #ARGV do
-  local cost = tonumber(ARGV[i])
-  local need = math.min(cost, burst)
+  local credits = tonumber(ARGV[i])
+  local need = math.min(credits, burst)
   if tokens >= need then
     tokens = tokens - need
     tookTokens = true
-    if used + cost <= limit then
-      used = used + cost
-      taken = taken + cost
+    ${SPLIT}
+    if fits then
+      used = used + fromDay
+      paid = paid - fromPaid
+      taken = taken + fromDay
+      takenPaid = takenPaid + fromPaid
       out[#out + 1] = 1; out[#out + 1] = 0; out[#out + 1] = 1
     else
+      fromPaid = 0
       out[#out + 1] = 1; out[#out + 1] = 0; out[#out + 1] = 0
     end
+    out[#out + 1] = used; out[#out + 1] = paid; out[#out + 1] = fromPaid
   else
     out[#out + 1] = 0; out[#out + 1] = math.ceil((need - tokens) / rate * 1000); out[#out + 1] = 0
+    out[#out + 1] = used; out[#out + 1] = paid; out[#out + 1] = 0
   end
-  out[#out + 1] = used
 end
 if tookTokens then
   redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'a', string.format('%d', at))
@@ -238,5 +317,6 @@ if taken > 0 then
   redis.call('INCRBY', KEYS[2], taken)
   redis.call('PEXPIRE', KEYS[2], ARGV[5])
 end
-redis.call('SET', KEYS[3], cjson.encode({t = taken, o = out}), 'PX', ARGV[6])
+if takenPaid > 0 then redis.call('DECRBY', KEYS[4], takenPaid) end
+redis.call('SET', KEYS[3], cjson.encode({t = taken, p = takenPaid, o = out}), 'PX', ARGV[6])
 return out`;

@@ -126,6 +126,19 @@ const MIGRATIONS: readonly string[] = [
      version INTEGER NOT NULL
    );
    INSERT INTO plans_version VALUES (1, 0);`,
+  // A paid (bought or topped-up) balance per key beside the daily one, never reset; and the top-ups
+  // applied, by id, so a top-up is added at most once, in the transaction that adds it.
+  `CREATE TABLE paid_balances (
+     key_id  TEXT PRIMARY KEY,
+     credits INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   CREATE TABLE top_ups (
+     id         TEXT PRIMARY KEY,
+     key_id     TEXT NOT NULL,
+     credits    INTEGER NOT NULL,
+     applied_at INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   CREATE INDEX top_ups_by_key ON top_ups (key_id);`,
 ];
 
 /**

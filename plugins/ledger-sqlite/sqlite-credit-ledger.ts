@@ -17,7 +17,7 @@ interface PendingDebit {
 }
 
 /**
- * Daily balances in SQLite. A debit resolves only once its transaction is committed, so a call is
+ * Daily balances and paid balances in SQLite (tables `balances` and `paid_balances`). A debit resolves only once its transaction is committed, so a call is
  * dispatched only after its debit is on disk: killing the gateway loses nothing that was charged. Debits
  * of one event-loop turn share a transaction ({@link GroupCommit}), and within it the debits of one key
  * are decided together: one read of the balance, each debit taken in order while the limit allows it,
@@ -26,7 +26,12 @@ interface PendingDebit {
  *
  * A debit is never retried (a transaction that fails rolls back whole, and its caller hears so), so it
  * is applied at most once by construction. A refund records its debit id in the same transaction that
- * gives the credits back, and a second refund of that id changes nothing.
+ * gives the credits back (the day part to its day, the paid part to the paid balance), and a second
+ * refund of that id changes nothing. A top-up records its id (table `top_ups`) in the transaction that
+ * adds it, likewise.
+ *
+ * A debit takes from the day first and the rest from the paid balance: within a batch's transaction,
+ * each key's paid balance is read once beside its day's balance and written once.
  */
 export class SqliteCreditLedger implements CreditLedger {
   readonly #writer: GroupCommit;
@@ -34,6 +39,9 @@ export class SqliteCreditLedger implements CreditLedger {
   readonly #used: SqliteStatement<[string, string], number>;
   readonly #giveBack: SqliteStatement<[number, string, string]>;
   readonly #markRefunded: SqliteStatement<[string, string]>;
+  readonly #paid: SqliteStatement<[string], number>;
+  readonly #addPaid: SqliteStatement<[string, number]>;
+  readonly #markTopUp: SqliteStatement<[string, string, number, number]>;
   readonly #prune: (before: string) => void;
   readonly #retainDays: number;
   #today = '';
@@ -50,6 +58,11 @@ export class SqliteCreditLedger implements CreditLedger {
     this.#used = db.prepare<[string, string], number>('SELECT used FROM balances WHERE key_id = ? AND day = ?').pluck();
     this.#giveBack = db.prepare<[number, string, string]>('UPDATE balances SET used = max(0, used - ?) WHERE key_id = ? AND day = ?');
     this.#markRefunded = db.prepare<[string, string]>('INSERT OR IGNORE INTO refunds (id, day) VALUES (?, ?)');
+    this.#paid = db.prepare<[string], number>('SELECT credits FROM paid_balances WHERE key_id = ?').pluck();
+    this.#addPaid = db.prepare<[string, number]>(
+      'INSERT INTO paid_balances (key_id, credits) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET credits = max(0, credits + excluded.credits)',
+    );
+    this.#markTopUp = db.prepare<[string, string, number, number]>('INSERT OR IGNORE INTO top_ups (id, key_id, credits, applied_at) VALUES (?, ?, ?, ?)');
     const pruneRefunds = db.prepare<[string]>('DELETE FROM refunds WHERE day < ?');
     const pruneBalances = db.prepare<[string]>('DELETE FROM balances WHERE day < ?');
     const pruneUsage = db.prepare<[string]>('DELETE FROM usage WHERE day < ?');
@@ -89,6 +102,7 @@ export class SqliteCreditLedger implements CreditLedger {
     // The batch is closed: debits from now on go to the next one (and the next transaction if this one is running).
     if (this.#batch === debits) this.#batch = undefined;
     const balances = new Map<string, { keyId: string; day: string; before: number; used: number }>();
+    const paid = new Map<string, { before: number; left: number }>();
     for (const debit of debits) {
       const slot = `${debit.keyId}\n${debit.day}`;
       let balance = balances.get(slot);
@@ -96,16 +110,33 @@ export class SqliteCreditLedger implements CreditLedger {
         const before = this.#used.get(debit.keyId, debit.day) ?? 0;
         balances.set(slot, (balance = { keyId: debit.keyId, day: debit.day, before, used: before }));
       }
+      let bought = paid.get(debit.keyId);
+      if (bought === undefined) {
+        const before = this.#paid.get(debit.keyId) ?? 0;
+        paid.set(debit.keyId, (bought = { before, left: before }));
+      }
       const { credits, dailyLimit } = debit;
-      if (balance.used + credits <= dailyLimit) {
-        balance.used += credits;
-        debit.result = { ok: true, receipt: { id: newDebitId(), keyId: debit.keyId, day: debit.day, credits }, remaining: dailyLimit - balance.used };
+      const dayLeft = Math.max(0, dailyLimit - balance.used);
+      const fromDay = Math.min(credits, dayLeft);
+      const fromPaid = credits - fromDay;
+      if (fromPaid <= bought.left) {
+        balance.used += fromDay;
+        bought.left -= fromPaid;
+        debit.result = {
+          ok: true,
+          receipt: { id: newDebitId(), keyId: debit.keyId, day: debit.day, credits, paid: fromPaid },
+          remaining: dayLeft - fromDay,
+          paidRemaining: bought.left,
+        };
       } else {
-        debit.result = { ok: false, remaining: Math.max(0, dailyLimit - balance.used), resetsAt: nextUtcMidnight(debit.now) };
+        debit.result = { ok: false, remaining: dayLeft, paidRemaining: bought.left, resetsAt: nextUtcMidnight(debit.now) };
       }
     }
     for (const balance of balances.values()) {
       if (balance.used > balance.before) this.#add.run(balance.keyId, balance.day, balance.used - balance.before);
+    }
+    for (const [keyId, bought] of paid) {
+      if (bought.left < bought.before) this.#addPaid.run(keyId, bought.left - bought.before);
     }
   }
 
@@ -113,14 +144,27 @@ export class SqliteCreditLedger implements CreditLedger {
     // Debits asked for after this refund are decided after it, as they were asked.
     this.#batch = undefined;
     return this.#writer.run(() => {
-      if (this.#markRefunded.run(receipt.id, receipt.day).changes === 1) this.#giveBack.run(receipt.credits, receipt.keyId, receipt.day);
+      if (this.#markRefunded.run(receipt.id, receipt.day).changes !== 1) return;
+      const fromDay = receipt.credits - receipt.paid;
+      if (fromDay > 0) this.#giveBack.run(fromDay, receipt.keyId, receipt.day);
+      if (receipt.paid > 0) this.#addPaid.run(receipt.keyId, receipt.paid);
+    });
+  }
+
+  topUp(keyId: string, credits: number, topUpId: string): Promise<boolean> {
+    // Debits asked for after this top-up are decided after it, as they were asked.
+    this.#batch = undefined;
+    return this.#writer.run(() => {
+      if (this.#markTopUp.run(topUpId, keyId, credits, Date.now()).changes !== 1) return false;
+      this.#addPaid.run(keyId, credits);
+      return true;
     });
   }
 
   balance(keyId: string, dailyLimit: number, now: Date): Balance {
     const day = utcDay(now);
     const used = this.#used.get(keyId, day) ?? 0;
-    return { day, used, remaining: Math.max(0, dailyLimit - used), resetsAt: nextUtcMidnight(now) };
+    return { day, used, remaining: Math.max(0, dailyLimit - used), paidRemaining: this.#paid.get(keyId) ?? 0, resetsAt: nextUtcMidnight(now) };
   }
 
   /** The day of `now`; on the first call of a new UTC day, deletes days older than the retention. */

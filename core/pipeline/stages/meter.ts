@@ -43,7 +43,7 @@ export function meter(deps: StageDependencies): Stage {
     const offer = offerOf(ctx);
     throw new GatewayError(Errors.CREDITS_EXHAUSTED, {
       message: `daily credit limit of ${plan.dailyCredits} reached; resets at ${charge.resetsAt.toISOString()}`,
-      data: { dailyCredits: plan.dailyCredits, remaining: charge.remaining, cost: credits, resetsAt: charge.resetsAt.toISOString(), ...offer?.data },
+      data: { dailyCredits: plan.dailyCredits, remaining: charge.remaining, paidRemaining: charge.paidRemaining, cost: credits, resetsAt: charge.resetsAt.toISOString(), ...offer?.data },
       ...(offer?.headers === undefined ? {} : { headers: { ...offer.headers } }),
     });
   }

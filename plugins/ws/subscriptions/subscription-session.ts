@@ -309,7 +309,7 @@ export class SubscriptionSession {
   }
 
   #settle(batch: readonly Waiting[], events: readonly MeteredEvent[], charge: EventCharge): void {
-    if (!charge.ok) return this.#refused(batch, events, charge.remaining);
+    if (!charge.ok) return this.#refused(batch, events, charge.remaining + charge.paidRemaining);
     // The connection started closing while the debit was taken: nothing is sent, the debit is given back.
     if (this.#closed || this.#socket.readyState !== this.#socket.OPEN) {
       this.#gateway.refundEvents(charge, events);
@@ -335,7 +335,7 @@ export class SubscriptionSession {
     this.#pump();
   }
 
-  /** The balance cannot pay for the whole batch: send the notifications it still pays for (one more debit), then close with 4402. */
+  /** The balances (the day's and the paid one, `remaining` together) cannot pay for the whole batch: send the notifications they still pay for (one more debit), then close with 4402. */
   #refused(batch: readonly Waiting[], events: readonly MeteredEvent[], remaining: number): void {
     let affordable = 0;
     let credits = 0;
