@@ -47,20 +47,14 @@ const paymentsSettings = {
   facilitator: { embedded: { network: 'eth', settlementKey } },
   wallets: { plan: PLAN, keySecret: KEY_SECRET },
 };
-// The ledger's paid balance, as the bundles' destination (resolved once the gateway runs).
-let gw: TestGateway;
-const credits = {
-  add: async (keyId: string, amount: number, id: string): Promise<boolean> => gw.gateway.container.resolve(Tokens.CreditLedger).topUp(keyId, amount, id),
-  balance: async (keyId: string): Promise<number> => (await gw.gateway.container.resolve(Tokens.CreditLedger).balance(keyId, 0, new Date())).paidRemaining,
-};
-gw = await startTestGateway(
+const gw: TestGateway = await startTestGateway(
   {
     networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: anvil.url }] }],
     // No daily allowance: a wallet key calls on what it bought.
     plans: { [PLAN]: { dailyCredits: 0, creditsPerSecond: 100_000, failover: false } },
     plugins: { 'ledger-sqlite': { path: join(dir, 'tollgate.db') }, payments: paymentsSettings },
   },
-  [ledgerSqlite(), httpTransport(), evmFamily(), payments({ credits })],
+  [ledgerSqlite(), httpTransport(), evmFamily(), payments()],
 );
 t.teardown(() => gw.close());
 const registry = gw.gateway.container.resolve(KeyRegistryToken);

@@ -11,9 +11,10 @@ import { x402Client } from '@x402/core/client';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { ExactEvmScheme as ExactEvmClientScheme } from '@x402/evm/exact/client';
+import { MemoryCreditLedger } from '../core/store-api.js';
 import { DEVNET_PAYER_ADDRESS, DEVNET_PAYER_KEY, seedDevnet, startAnvil } from '@tollgate/devnet';
 import {
-  MemoryPaidCredits,
+  LedgerPaidCredits,
   MemoryPaymentJournal,
   OfferBook,
   PaymentDesk,
@@ -89,7 +90,7 @@ const fromOf = (payload: PaymentPayload): Address => (payload.payload as { autho
 
 function desk(parts: { journal?: PaymentJournal; credits?: PaidCredits; facilitator?: PaymentFacilitator } = {}) {
   const journal = parts.journal ?? new MemoryPaymentJournal();
-  const credits = parts.credits ?? new MemoryPaidCredits();
+  const credits = parts.credits ?? new LedgerPaidCredits(new MemoryCreditLedger());
   return { journal, credits, desk: new PaymentDesk({ offers, facilitator: parts.facilitator ?? facilitator, journal, credits }) };
 }
 
@@ -232,7 +233,7 @@ t.test('refused payments: the reason, nothing settled, nothing credited', async 
 });
 
 /** Credits that fail on their first add, as a process dying between record and credit would. */
-class DiesOnFirstAdd extends MemoryPaidCredits {
+class DiesOnFirstAdd extends LedgerPaidCredits {
   #died = false;
   override async add(keyId: string, credits: number, paymentId: string): Promise<boolean> {
     if (!this.#died) {
@@ -244,7 +245,7 @@ class DiesOnFirstAdd extends MemoryPaidCredits {
 }
 
 async function crashAndRecover(t: Test, journal: PaymentJournal, reopen: () => PaymentJournal): Promise<void> {
-  const dying = desk({ journal, credits: new DiesOnFirstAdd() });
+  const dying = desk({ journal, credits: new DiesOnFirstAdd(new MemoryCreditLedger()) });
   const before = await balanceOf(payTo);
   const { header: h, payload } = await pay(offered());
   await t.rejects(dying.desk.pay('acme', 'pro', h), /killed between settle and credit/);
@@ -296,7 +297,7 @@ t.test('a crash between the credit and the journal\'s mark: recover() does not c
     }
   }
   const journal = new MarkFailsOnce();
-  const credits = new MemoryPaidCredits();
+  const credits = new LedgerPaidCredits(new MemoryCreditLedger());
   const { header: h } = await pay(offered());
   await t.rejects(desk({ journal, credits }).desk.pay('acme', 'pro', h), /killed before the mark/);
   t.equal(await credits.balance('acme'), CREDITS);

@@ -17,7 +17,7 @@ export { embeddedFacilitator, type EmbeddedFacilitator, type EmbeddedFacilitator
 export { paymentIdOf, type PaymentJournal, type JournalEntry, type SettledPayment, type PaymentState } from './payment-journal.js';
 export { MemoryPaymentJournal } from './memory-payment-journal.js';
 export { SqlitePaymentJournal, type JournalDatabase, type JournalStatement, type JournalRunResult } from './sqlite-payment-journal.js';
-export { MemoryPaidCredits, type PaidCredits } from './paid-credits.js';
+export { LedgerPaidCredits, type PaidCredits } from './paid-credits.js';
 export { PaymentDesk, type PaymentDeskParts, type PaymentOutcome, type PaymentTaken } from './payment-desk.js';
 export { refusal, type PaymentRefusal, type PaymentRefusalCode } from './payment-refusal.js';
 export type { Network, PaymentPayload, PaymentRequired, PaymentRequirements, ResourceInfo, SettleResponse, VerifyResponse } from './x402-types.js';

@@ -6,7 +6,7 @@ import { embeddedFacilitator } from './embedded-facilitator.js';
 import type { PaymentFacilitator } from './facilitator.js';
 import { MemoryPaymentJournal } from './memory-payment-journal.js';
 import { OfferBook } from './offers.js';
-import { MemoryPaidCredits, type PaidCredits } from './paid-credits.js';
+import { LedgerPaidCredits, type PaidCredits } from './paid-credits.js';
 import { PaymentDesk } from './payment-desk.js';
 import { payStage, x402TopUps, type RequestPayments } from './pay-stage.js';
 import type { PaymentJournal } from './payment-journal.js';
@@ -22,7 +22,10 @@ export const PaymentDeskToken = Symbol.for('tollgate.payments.PaymentDesk') as I
 export interface PaymentsOptions extends PaymentsSettings {
   /** The journal (default in memory; {@link SqlitePaymentJournal} on the SQLite store's database keeps it). */
   readonly journal?: PaymentJournal;
-  /** Where bought credits go (default in memory, until the ledgers hold a paid balance). */
+  /**
+   * Where bought credits go (default: the gateway's credit ledger, `Tokens.CreditLedger`, resolved at
+   * start, so list the store plugin before this one).
+   */
   readonly credits?: PaidCredits;
 }
 
@@ -65,7 +68,8 @@ function facilitatorOf(settings: ResolvedPaymentsSettings, gateway: GatewayRunti
  * payment journal, and the desk that takes a payment exactly once. On start it credits what the journal
  * holds as settled and not credited. A key whose plan sells bundles gets them offered on its 402
  * (`PAYMENT-REQUIRED`, `error.data.x402`), and an HTTP request with `PAYMENT-SIGNATURE` pays before its
- * call is metered (see the README's "How a request pays").
+ * call is metered (see the README's "How a request pays"). Bought bundles go into the gateway's credit
+ * ledger, as the key's paid balance.
  *
  * @example
  * ```ts
@@ -121,7 +125,13 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
           throw new PluginError(`${PAYMENTS_PLUGIN}: wallets.plan "${resolved.wallets.plan}" is not a plan of the config`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN });
         }
       }
-      desk = new PaymentDesk({ offers: offers as OfferBook, facilitator: facilitatorOf(resolved, gateway), journal: journal ?? new MemoryPaymentJournal(), credits: credits ?? new MemoryPaidCredits() });
+      let paid: PaidCredits;
+      try {
+        paid = credits ?? new LedgerPaidCredits(gateway.container.resolve(Tokens.CreditLedger), () => gateway.clock.now());
+      } catch (error) {
+        throw new PluginError(`${PAYMENTS_PLUGIN}: the gateway's credit ledger is not open (list the store plugin before payments): ${(error as Error).message}`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN, cause: error });
+      }
+      desk = new PaymentDesk({ offers: offers as OfferBook, facilitator: facilitatorOf(resolved, gateway), journal: journal ?? new MemoryPaymentJournal(), credits: paid });
       try {
         const recovered = await desk.recover();
         if (recovered > 0) gateway.logger.info({ recovered }, 'payments: credited payments settled before a restart');
