@@ -178,13 +178,21 @@ t.test('a batch without a key pays once for all its calls', async (t) => {
   t.equal(await balanceOf(from), PRICE * 9n);
 });
 
-t.test('wallets on a gateway without a key registry: refused at start, with why', async (t) => {
+t.test('settings that cannot work are refused at start, with why: wallets without a key registry, a facilitator network not served', async (t) => {
   await t.rejects(
     startTestGateway(
       { networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: anvil.url }] }], plans: { [PLAN]: { dailyCredits: 0, creditsPerSecond: 1_000, failover: false } }, plugins: { payments: paymentsSettings } },
       [httpTransport(), evmFamily(), payments()],
     ),
     /payments: wallets needs a store that keeps keys/,
+  );
+  await t.rejects(
+    startTestGateway(
+      { networks: [{ name: 'mainnet', families: ['evm'], upstreams: [{ url: anvil.url }] }], plans: { [PLAN]: { dailyCredits: 0, creditsPerSecond: 1_000, failover: false } }, plugins: { 'ledger-sqlite': { path: ':memory:' }, payments: paymentsSettings } },
+      [ledgerSqlite(), httpTransport(), evmFamily(), payments()],
+    ),
+    /payments: facilitator\.embedded\.network "eth" is not a network of the config/,
+    'a facilitator sending through a network the gateway does not serve is refused too',
   );
   t.throws(
     () => payments({ ...paymentsSettings, wallets: { plan: 'other', keySecret: KEY_SECRET } }).register({ register() {} } as never, { plugins: {} } as never),

@@ -117,6 +117,10 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
     },
     async start(gateway) {
       const resolved = settings as ResolvedPaymentsSettings;
+      const road = resolved.facilitator.kind === 'embedded' ? resolved.facilitator.network : undefined;
+      if (road !== undefined && !gateway.config.networks.some((network) => network.name === road)) {
+        throw new PluginError(`${PAYMENTS_PLUGIN}: facilitator.embedded.network "${road}" is not a network of the config`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN });
+      }
       if (resolved.wallets !== undefined) {
         if (!gateway.container.isRegistered(KeyRegistryToken, true)) {
           throw new PluginError(`${PAYMENTS_PLUGIN}: wallets needs a store that keeps keys (a KeyRegistry: the ledger-sqlite or ledger-redis plugin), to give each paying wallet a key; this gateway knows only the config's keys`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN });
