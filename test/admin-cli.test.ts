@@ -101,6 +101,15 @@ t.test('keys and usage commands, against a running gateway, across a restart', a
   const text = await command(['usage', 'acme']);
   t.match(text.stdout, /acme on \d{4}-\d{2}-\d{2}: 4 calls, 320 credits/);
 
+  // A top-up by hand, into the store the running gateway uses; the same reference twice adds once.
+  const topUp = await command(['keys', 'credits', 'acme', '500', 'invoice-1']);
+  t.equal(topUp.code, 0, topUp.stderr);
+  t.match(topUp.stdout, /Added 500 paid credits to acme/);
+  const again = await command(['keys', 'credits', 'acme', '500', 'invoice-1', '--json']);
+  t.match(JSON.parse(again.stdout), { id: 'acme', applied: false, balance: { paidRemaining: 500 } });
+  t.match((await command(['usage', 'acme'])).stdout, /acme today \(\d{4}-\d{2}-\d{2}\): \d+ of \d+ daily credits left, 500 paid credits left/);
+  t.equal((await command(['keys', 'credits', 'acme', '0', 'x'])).code, 2, 'credits must be a positive whole number');
+
   const listed = await command(['keys', 'list']);
   t.match(listed.stdout, /acme\s+core\s+…\S{4}\s+active\s+Acme/);
   t.notMatch(listed.stdout, apiKey);

@@ -111,15 +111,24 @@ t.test('sign-in: a wrong token is refused, the right one opens the dashboard', a
 });
 
 t.test('the numbers on the page are the admin API\'s', async (t) => {
+  const topUp = await request(`${gw.origin}/admin/v1/keys/from-config/credits`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ credits: 1234, id: 'dashboard-test' }),
+  });
+  await topUp.body.dump();
+  t.equal(topUp.statusCode, 201, 'the key has paid credits too');
   const { page, problems } = await openPage(1280, 900);
   await signIn(page, TOKEN);
   await page.locator('#keys tbody tr[data-id="from-config"]').click();
   await page.locator('#methods tbody tr').first().waitFor();
-  const { balance } = await adminApi<{ balance: { used: number; dailyCredits: number; remaining: number } }>('/keys/from-config');
+  const { balance } = await adminApi<{ balance: { used: number; dailyCredits: number; remaining: number; paidRemaining: number } }>('/keys/from-config');
   t.ok(balance.used > 0, 'the key has used credits');
   t.equal(num(await page.locator('#used-today').textContent()), balance.used, 'credits used today');
   t.equal(num(await page.locator('#daily-credits').textContent()), balance.dailyCredits, 'the daily balance');
   t.equal(num(await page.locator('#remaining-today').textContent()), balance.remaining, 'what is left');
+  t.equal(balance.paidRemaining, 1234);
+  t.equal(num(await page.locator('#paid-remaining').textContent()), balance.paidRemaining, 'the paid credits left');
   t.equal(num(await page.locator('#stored-bytes').textContent()), 0, 'a key that stored nothing: 0 bytes');
   t.equal(num(await page.locator('#stored-pins').textContent()), 0, 'in 0 pins');
   t.equal(await page.locator('#storage-limit').textContent(), 'no limit on its plan', 'its plan sets no storageBytes');

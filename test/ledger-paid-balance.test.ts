@@ -16,7 +16,11 @@ import { evmFamily } from '../plugins/evm/index.js';
 import { admin } from '../plugins/admin/index.js';
 import { createRedisStore, ledgerRedis, type RedisStore } from '../plugins/ledger-redis/index.js';
 import { ledgerSqlite, openSqliteStore } from '../plugins/ledger-sqlite/index.js';
-import { startTestGateway } from './helpers/gateway.js';
+import { ManualClock, startTestGateway } from './helpers/gateway.js';
+import { pino } from 'pino';
+import { createEventMeter, createEventRefund } from '../core/metering/event-meter.js';
+import type { ApiKeyRecord, Plan } from '../core/contracts/keys.js';
+import type { UsageEvent } from '../core/contracts/usage.js';
 import { post, rpc } from './helpers/json-rpc.js';
 import { startTinyUpstream } from './helpers/tiny-upstream.js';
 import { redisAvailable, startRedisServer } from './helpers/redis-server.js';
@@ -191,6 +195,44 @@ t.test('redis: a debit cancelled after it ran gives both parts back (its marker 
   t.equal((await scriptsRun(store)) - before, 1, 'fifty charges, one script');
   t.equal(charges.filter((c) => c.ok).length, 50, '60 today and 100 paid pay for fifty of 3');
   t.equal((await store.ledger.balance('k', 60, NOW)).paidRemaining, 10);
+});
+
+t.test('sqlite: a database from before the paid balance is migrated on open, its balances kept', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-paid-migrate-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'tollgate.db');
+  const old = openSqliteStore({ path });
+  taken(await old.ledger.debit('k', 70, 100, NOW));
+  // The schema as the previous version left it: no paid tables, version 4.
+  old.db.exec('DROP TABLE paid_balances; DROP TABLE top_ups; PRAGMA user_version = 4;');
+  old.close();
+  const store = openSqliteStore({ path });
+  t.teardown(() => store.close());
+  t.equal(store.db.pragma('user_version', { simple: true }), 5);
+  t.equal(store.ledger.balance('k', 100, NOW).used, 70, 'the day\'s balance is kept');
+  t.equal(await store.ledger.topUp('k', 50, 'bundle'), true);
+  const split = taken(await store.ledger.debit('k', 60, 100, NOW));
+  t.same([split.receipt.paid, split.paidRemaining], [30, 20]);
+});
+
+t.test('the event meter (subscriptions) spends paid credits once the day is spent; its refund puts each part back', async (t) => {
+  const ledger = new MemoryCreditLedger();
+  const usage: UsageEvent[] = [];
+  const meter = createEventMeter(new LimiterLedgerMetering(new MemoryRateLimiter(), ledger), (event) => void usage.push(event), new ManualClock(NOW_MS));
+  const refund = createEventRefund((event) => void usage.push(event), pino({ level: 'silent' }));
+  const key: ApiKeyRecord = { id: 'sub', plan: 'tiny' };
+  const plan: Plan = { name: 'tiny', dailyCredits: 10, creditsPerSecond: 100, failover: false };
+  const events = Array.from({ length: 3 }, () => ({ key, plan, network: 'eth', method: 'eth_subscription', credits: 10 }));
+  await ledger.topUp('sub', 25, 'bundle');
+  const charge = await meter(events);
+  t.match(charge, { ok: true, receipt: { credits: 30, paid: 20 } }, 'three events of 10: the day\'s 10, then 20 paid');
+  const more = await meter(events[0]!);
+  t.match(more, { ok: false, remaining: 0, paidRemaining: 5 }, 'the next one finds 5 paid credits, too few');
+  if (!charge.ok) throw new Error('expected the events to be charged');
+  refund(charge, events);
+  const back = ledger.balance('sub', 10, NOW);
+  t.same([back.used, back.paidRemaining], [0, 25], 'undelivered: the day\'s 10 and the 20 paid are back');
+  t.same(usage.map((u) => u.credits), [30, -30]);
 });
 
 const COST = 80; // eth_blockNumber

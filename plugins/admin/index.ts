@@ -12,7 +12,7 @@ export { DashboardTransport } from './dashboard-transport.js';
 export { type DashboardAsset } from './dashboard-assets.js';
 export { TrafficRecorder, type KeyTraffic } from './traffic-recorder.js';
 export { DashboardSessions, SESSION_COOKIE, DASHBOARD_HEADER, SESSION_MS } from './dashboard-sessions.js';
-export { KeyManager, KeyManagerError, KEY_ID_PATTERN, MAX_USAGE_DAYS, type KeyManagerDeps, type KeyView, type IssuedKey, type DayUsage, type KeyBalance, type KeyStorage } from './key-manager.js';
+export { KeyManager, KeyManagerError, KEY_ID_PATTERN, MAX_USAGE_DAYS, type KeyManagerDeps, type KeyView, type IssuedKey, type DayUsage, type KeyBalance, type KeyTopUp, type KeyStorage } from './key-manager.js';
 export { PlanManager, PLAN_NAME_PATTERN, type PlanManagerDeps, type PlanView, type PlanInput } from './plan-manager.js';
 export { usageExport, MAX_EXPORT_DAYS, USAGE_EXPORT_COLUMNS, type UsageExport, type UsageExportDeps, type UsageExportRequest, type UsageExportFormat } from './usage-export.js';
 export { ADMIN_PLUGIN, ADMIN_TOKEN_ENV, type AdminSettings, type ResolvedAdminSettings } from './settings.js';

@@ -150,7 +150,7 @@ export class RedisCreditLedger implements CreditLedger {
 
   /**
    * Takes `cost` tokens from the bucket `bucketKey` (a Redis key) and, if they were there, debits `cost`
-   * credits from `keyId`'s balance under the daily `limit`, in one script: the whole charge of a call. Takes
+   * credits from `keyId`'s day under the daily `limit` and the rest from its paid balance, in one script: the whole charge of a call. Takes
    * of one key asked for during one event-loop turn go as one script. A taken charge refunds through
    * this ledger. Rejects when the command fails (the batch is then cancelled by its id); call it only
    * while the connection is ready.

@@ -106,6 +106,7 @@ async function loadDetail() {
   $('daily-credits').textContent = fmt(balance.dailyCredits);
   $('remaining-today').textContent = fmt(balance.remaining);
   $('resets-at').textContent = balance.resetsAt;
+  $('paid-remaining').textContent = fmt(balance.paidRemaining ?? 0);
   parts('chart-balance', ['Used', 'Remaining'], [balance.used, balance.remaining]);
 
   $('stored-bytes').textContent = fmt(storage.bytes);
