@@ -287,6 +287,8 @@ for (const [store, plugin] of GATEWAY_STORES) {
 
     const shown = await adminRequest(`${gw.origin}/admin/v1/keys/${id}`, TOKEN, 'GET');
     t.match(shown.body, { balance: { used: 2 * COST, remaining: 0, paidRemaining: 40 } }, 'the admin API shows both balances');
+    const usage = await adminRequest(`${gw.origin}/admin/v1/keys/${id}/usage`, TOKEN, 'GET');
+    t.match(usage.body, { days: [{ balanceUsed: 2 * COST }], balance: { remaining: 0, paidRemaining: 40 } }, 'and so does its usage');
     const ledger = gw.gateway.container.resolve(Tokens.CreditLedger);
     const balance = await ledger.balance(id, 2 * COST, new Date(gw.gateway.clock.now()));
     const charged = balance.used + (3 * COST + 40 - balance.paidRemaining);
@@ -295,3 +297,32 @@ for (const [store, plugin] of GATEWAY_STORES) {
     t.equal(charged, answered * COST, 'credits charged = calls answered × cost');
   });
 }
+
+t.test('redis down under the allowance policy: a key whose day is spent and that has paid credits gets 503, not 402', async (t) => {
+  const own = await startRedisServer();
+  t.teardown(() => own.stop());
+  const gw = await startTestGateway(
+    {
+      plans: { tiny: { dailyCredits: 2 * COST, creditsPerSecond: 1e6, failover: false } },
+      keys: [{ key: 'paid-offline-key-000001', id: 'offline', plan: 'tiny' }, { key: 'paid-offline-key-000002', id: 'unpaid', plan: 'tiny' }],
+      networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: upstream.url }] }],
+    },
+    [ledgerRedis({ url: own.url, prefix: 'offline:', whenUnavailable: 'allowance', localAllowance: 5 * COST, commandTimeoutMs: 500 }), httpTransport(), evmFamily()],
+  );
+  t.teardown(() => gw.close());
+  const ledger = gw.gateway.container.resolve(Tokens.CreditLedger);
+  t.equal(await ledger.topUp('offline', 3 * COST, 'bundle'), true);
+  const paid = gw.url('eth', 'paid-offline-key-000001');
+  const unpaid = gw.url('eth', 'paid-offline-key-000002');
+  const statuses = async (url: string, n: number): Promise<number[]> => {
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) out.push((await post(url, rpc('eth_blockNumber', []))).status);
+    return out;
+  };
+  t.same(await statuses(paid, 3), [200, 200, 200], 'the day\'s two calls, then one paid');
+  t.same(await statuses(unpaid, 3), [200, 200, 402], 'a key without paid credits: 402 once its day is spent');
+  await own.kill();
+  t.same(await statuses(paid, 2), [503, 503], 'paid credits are spent only through Redis: unavailable, not exhausted');
+  t.same(await statuses(unpaid, 1), [402], 'the key with nothing paid is refused as before');
+  await t.rejects(Promise.resolve().then(() => ledger.topUp('offline', COST, 'while-down')), /unreachable|unavailable/i, 'a top-up is never kept locally');
+});

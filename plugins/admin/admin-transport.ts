@@ -295,8 +295,8 @@ export class AdminTransport implements Transport {
         const day = query.get('day') ?? undefined;
         const range = day !== undefined ? { from: day, to: day } : { from: query.get('from') ?? undefined, to: query.get('to') ?? undefined };
         if (action === 'traffic') return { status: 200, body: { id, ...(await manager.traffic(id, range)) } };
-        // What the key keeps pinned now, beside its calls: storage is a state, not a count per day.
-        return { status: 200, body: { id, days: await manager.usage(id, range), storage: await manager.storage(id) } };
+        // What the key keeps pinned now, beside its calls: storage is a state, not a count per day; and its balances now (today's and the paid one), as the key view shows them.
+        return { status: 200, body: { id, days: await manager.usage(id, range), storage: await manager.storage(id), balance: await manager.balance(id) } };
       }
     }
     throw new AdminError(404, 'not_found', `no admin route ${method} ${this.#settings.prefix}${path}`);
