@@ -68,7 +68,7 @@ t.test('npm start keeps keys, balances and usage in SQLite by default', async (t
   const config = resolveConfig(defaultConfig);
   t.equal(storeKind(config), 'sqlite');
   t.same(config.plugins['ledger-sqlite'], { path: '.data/tollgate.db' });
-  t.same((await operatorPlugins(config)).map((p) => p.name), ['ledger-sqlite', 'admin', 'metrics', 'access-log', 'health']);
+  t.same((await operatorPlugins(config)).map((p) => p.name), ['ledger-sqlite', 'admin', 'metrics', 'access-log', 'health', 'payments'], 'and x402 payments, which the demo offers');
   applyStoreFlags(config, parseCli(['--redis', 'redis://10.0.0.7:6379']));
   t.equal(storeKind(config), 'redis', '--redis switches to Redis');
   t.equal((await operatorPlugins(config))[0]!.name, 'ledger-redis');

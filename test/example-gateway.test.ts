@@ -1,13 +1,16 @@
 import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, writeFile, rm } from 'node:fs/promises';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { post, rpc } from './helpers/json-rpc.js';
 import { alive, childPids } from './helpers/processes.js';
 import { TSX_NODE_ARGS } from './helpers/tsx-node-args.js';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { DEVNET_PAYER_ADDRESS, DEVNET_PAYER_KEY } from '@tollgate/devnet';
+import { DEMO_BUNDLE, DEMO_PAY_TO, DEMO_STABLECOIN, DEMO_X402_API_KEY } from '../examples/gateway/default-config.js';
 
 // The bundled gateway as `npm start` runs it: a real process, its banner, its calls, its shutdown.
 const main = new URL('../examples/gateway/main.ts', import.meta.url).pathname;
@@ -131,6 +134,30 @@ t.test('npm start serves all ten methods on the embedded chain and stops cleanly
   t.equal(program.value.data[1], 'base64');
   const nodes = await post(`${solana}${key}`, { jsonrpc: '2.0', id: 1, method: 'getClusterNodes' });
   t.ok(((nodes.json as { result: unknown[] }).result).length === 1, 'getClusterNodes without params');
+
+  // x402: the banner's key with no credits and the devnet's payer; the key's 402 is an offer the
+  // README's client pays, on eth-devnet's own stablecoin, settled by the gateway through eth-devnet.
+  t.equal(/ x402 key: (\S+)/.exec(banner)?.[1], DEMO_X402_API_KEY, 'the banner shows the x402 key');
+  t.equal(/ x402 payer: (0x[0-9a-f]{64})\s/.exec(banner)?.[1], DEVNET_PAYER_KEY, 'and the devnet payer\'s private key');
+  const balanceOf = async (who: string): Promise<bigint> =>
+    BigInt(await call(E, 'eth_call', [{ to: DEMO_STABLECOIN, data: `0x70a08231${who.slice(2).toLowerCase().padStart(64, '0')}` }, 'latest']) as string);
+  t.equal(await balanceOf(DEVNET_PAYER_ADDRESS), 1_000_000n * 10n ** 6n, 'the payer holds the seeded tUSD at the offered asset');
+  const unpaid = await post(`${eth}${DEMO_X402_API_KEY}`, rpc('eth_blockNumber', []));
+  t.equal(unpaid.status, 402, 'the x402 key has no credits');
+  const offer = decodePaymentRequiredHeader(unpaid.headers['payment-required'] as string);
+  t.match(offer.accepts, [{ scheme: 'exact', network: 'eip155:31337', asset: DEMO_STABLECOIN, payTo: DEMO_PAY_TO, amount: DEMO_BUNDLE.price, extra: { name: 'Tollgate Devnet USD', version: '2' } }]);
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const client = /```js\n(\/\/ x402-client\.mjs[\s\S]*?)```/.exec(readme)?.[1];
+  t.ok(client, "README's x402-client.mjs");
+  const file = join(t.testdir(), 'x402-client.mjs');
+  writeFileSync(file, client!);
+  const origin = /(http:\/\/127\.0\.0\.1:\d+)\/eth-devnet\/v3\//.exec(banner)![1]!;
+  const before = await balanceOf(DEMO_PAY_TO);
+  const paid = await output(spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TOLLGATE_URL: origin } }));
+  t.equal(paid.code, 0, paid.stderr);
+  t.match(paid.stdout, /^100 calls answered \(head \d+\); bundles bought: 1 \(0x[0-9a-f]{64}\)\n$/, "README's client pays its way, as README shows");
+  t.equal(await balanceOf(DEMO_PAY_TO), before + BigInt(DEMO_BUNDLE.price), 'payTo received the one bundle');
+  t.equal(await balanceOf(DEVNET_PAYER_ADDRESS), 1_000_000n * 10n ** 6n - BigInt(DEMO_BUNDLE.price), 'from the payer');
 
   const children = childPids(child.pid!);
   t.ok(children.length >= 2, 'the embedded chains run as child processes');

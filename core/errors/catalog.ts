@@ -79,6 +79,11 @@ export const Errors = Object.freeze({
    * be reached (code -33508, HTTP 503). Nothing was credited and the call was not served.
    */
   PAYMENT_UNAVAILABLE: entry('PAYMENT_UNAVAILABLE', -33508, 503, 'Payment unavailable', 'Retry later; nothing was credited and the call was not served.'),
+  /**
+   * A call without an API key, on a gateway that sells keys to wallets (code -33004, HTTP 402): the
+   * answer's `PAYMENT-REQUIRED` header (and `error.data.x402`) offers the bundles of the wallets' plan.
+   */
+  KEY_OR_PAYMENT_REQUIRED: entry('KEY_OR_PAYMENT_REQUIRED', -33004, 402, 'API key or payment required', 'Send an API key, or pay a bundle of the offer in PAYMENT-REQUIRED (x402) and repeat the call with PAYMENT-SIGNATURE: the answer carries the wallet\'s key in X-Tollgate-Key.'),
   /** Throughput limit exceeded (code -33200, HTTP 429). */
   RATE_LIMITED: entry('RATE_LIMITED', -33200, 429, 'Throughput limit exceeded', 'Slow down: retry after the Retry-After header\'s seconds.'),
   /** Too many calls of one kind in flight for the key (code -33201, HTTP 429): the key runs the most the gateway allows at once. */

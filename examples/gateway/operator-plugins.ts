@@ -11,13 +11,17 @@ import { health } from 'tollgate/plugins/health';
 // stores, are imported only when the config uses them, since each needs a driver of its own.
 const CACHE = 'cache';
 const CACHE_REDIS = 'cache-redis';
+// The payments plugin (PAYMENTS_PLUGIN), loaded when the config has a `plugins.payments` section: it needs
+// the x402 packages and viem.
+const PAYMENTS = 'payments';
 
 /**
  * The operator's plugins of the bundled gateway, placed before the transports: the store (SQLite by
  * default, so balances, keys and usage survive restarts; Redis when the config sets
  * `plugins.ledger-redis`, for several instances), the admin API (on when an admin token is set), the
  * Prometheus endpoint, the access log and the health probes (`/healthz`, `/readyz`); the response cache when the config has a `plugins.cache`
- * section (its store in Redis when it also has `plugins.cache-redis`).
+ * section (its store in Redis when it also has `plugins.cache-redis`); x402 payments when it has a
+ * `plugins.payments` section (after the store, whose ledger they credit and whose registry keeps wallets' keys).
  */
 export async function operatorPlugins(config: GatewayConfigInput | GatewayConfig): Promise<TollgatePlugin[]> {
   const { plugins, missing, failures } = await loadOperatorPlugins(config);
@@ -45,14 +49,15 @@ export interface LoadedOperatorPlugins {
 export async function loadOperatorPlugins(config: GatewayConfigInput | GatewayConfig): Promise<LoadedOperatorPlugins> {
   const cached = config.plugins?.[CACHE] !== undefined;
   const storeName = storeKind(config) === 'redis' ? LEDGER_REDIS : LEDGER_SQLITE;
-  const [store, cacheStore, cache] = await Promise.allSettled([
+  const [store, cacheStore, cache, payments] = await Promise.allSettled([
     storeName === LEDGER_REDIS ? import('tollgate/plugins/ledger-redis').then((m) => m.ledgerRedis()) : import('tollgate/plugins/ledger-sqlite').then((m) => m.ledgerSqlite()),
     cached && config.plugins?.[CACHE_REDIS] !== undefined ? import('tollgate/plugins/cache-redis').then((m) => m.cacheRedis()) : Promise.resolve(undefined),
     cached ? import('tollgate/plugins/cache').then((m) => m.responseCache()) : Promise.resolve(undefined),
+    config.plugins?.[PAYMENTS] !== undefined ? import('tollgate/plugins/payments').then((m) => m.payments()) : Promise.resolve(undefined),
   ]);
   const failures: MissingPeerError[] = [];
   const unloaded: string[] = [];
-  for (const [outcome, name] of [[store, storeName], [cacheStore, CACHE_REDIS], [cache, CACHE]] as const) {
+  for (const [outcome, name] of [[store, storeName], [cacheStore, CACHE_REDIS], [cache, CACHE], [payments, PAYMENTS]] as const) {
     if (outcome.status === 'fulfilled') continue;
     if (!(outcome.reason instanceof MissingPeerError)) throw outcome.reason;
     failures.push(outcome.reason);
@@ -60,7 +65,7 @@ export async function loadOperatorPlugins(config: GatewayConfigInput | GatewayCo
   }
   const value = <T>(outcome: PromiseSettledResult<T>): T | undefined => (outcome.status === 'fulfilled' ? outcome.value : undefined);
   return {
-    plugins: [value(store), admin(), metrics(), accessLog(), health(), value(cacheStore), value(cache)].filter((p): p is TollgatePlugin => p !== undefined),
+    plugins: [value(store), admin(), metrics(), accessLog(), health(), value(cacheStore), value(cache), value(payments)].filter((p): p is TollgatePlugin => p !== undefined),
     missing: failures.map((e) => e.packageName),
     unloaded,
     failures,

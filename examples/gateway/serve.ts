@@ -7,7 +7,7 @@ import { loadCliConfig, reportLoadFailure } from './cli-config.js';
 import { configFileOf } from './config-file.js';
 import { startedByNpm, watchParent } from './parent-watch.js';
 import { bundledPlugins, MissingPackagesError } from './bundled-plugins.js';
-import { DEMO_API_SECRET } from './default-config.js';
+import { DEMO_API_SECRET, DEMO_X402_API_KEY } from './default-config.js';
 import { portProblem } from './port-check.js';
 import { DATA_DIR_ENV } from './store-flags.js';
 
@@ -17,17 +17,24 @@ interface SeededDevnet {
     readonly contract: { readonly address: string };
     readonly transactions: { readonly eip1559Transfer: { readonly hash: string; readonly blockHash: string } };
     readonly revert: { readonly call: string };
+    /** With `stablecoin: true`: the test stablecoin and its funded payer. */
+    readonly stablecoin?: { readonly address: string; readonly payer: { readonly privateKey: string } } | undefined;
   };
 }
 
-/** The seeded values README's calls use: the contract, a transaction and its block, and a call that reverts. */
+/**
+ * The seeded values README's calls use: the contract, a transaction and its block, and a call that
+ * reverts; first, when eth-devnet has the test stablecoin, the private key of its funded x402 payer.
+ */
 export function seedLines(plugins: readonly TollgatePlugin[]): string[] {
   const devnet = plugins.find((p) => p.name === 'devnet') as (TollgatePlugin & Partial<SeededDevnet>) | undefined;
   if (devnet?.getSeed === undefined) return [];
   try {
     const seed = devnet.getSeed('anvil');
     const transfer = seed.transactions.eip1559Transfer;
+    const payer = seed.stablecoin?.payer.privateKey;
     return [
+      ...(payer === undefined ? [] : [`  x402 payer: ${payer}   (devnet only: holds tUSD on eth-devnet to pay with)`]),
       '',
       '  Seeded on eth-devnet:',
       `    contract          ${seed.contract.address}`,
@@ -59,7 +66,12 @@ export async function banner(gateway: Awaited<ReturnType<typeof createGateway>>,
     const overWs = [...network.methods.values()].some((m) => m.definition.transports === undefined || m.definition.transports.includes('ws'));
     if (overWs) lines.push(`  ${''.padEnd(18)} ws://${root}/ws/v3/<API_KEY>`);
   }
-  if (demo) lines.push('', `  API key: ${config.keys[0]!.key}`, `  API secret: ${DEMO_API_SECRET}   (the file-storage API's basic-auth password)`, ...seed);
+  if (demo) {
+    const x402 = config.keys.find((key) => key.key === DEMO_X402_API_KEY);
+    lines.push('', `  API key: ${config.keys[0]!.key}`, `  API secret: ${DEMO_API_SECRET}   (the file-storage API's basic-auth password)`);
+    if (x402 !== undefined) lines.push(`  x402 key: ${x402.key}   (plan ${x402.plan}: no credits until it buys a bundle with x402, see docs/payments.md)`);
+    lines.push(...seed);
+  }
   const { operatorBanner } = await import('./operator-plugins.js');
   // With server.adminListen, the operator's routes are on that listener, not on the public port.
   const admin = gateway.adminServer?.address() as AddressInfo | null | undefined;

@@ -13,8 +13,8 @@ export interface HttpTransportOptions {
 }
 
 const JSON_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest']);
-/** Answer headers a browser page may read: x402's offer and settlement (the payments plugin's), the serving upstream. */
-const EXPOSED_HEADERS = 'payment-required, payment-response, x-tollgate-upstream';
+/** Answer headers a browser page may read: x402's offer and settlement and a wallet's key (the payments plugin's), the serving upstream. */
+const EXPOSED_HEADERS = 'payment-required, payment-response, x-tollgate-key, x-tollgate-upstream';
 /** Where this transport reads the key, for the answer to a call without one. */
 const KEY_HINT = 'the URL: /v3/<API_KEY>';
 

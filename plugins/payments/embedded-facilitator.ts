@@ -5,7 +5,12 @@ import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, Veri
 /** Options of {@link embeddedFacilitator}. */
 export interface EmbeddedFacilitatorOptions {
   /** The EVM JSON-RPC URL settlement transactions are sent through (and reads are made on). */
-  readonly rpcUrl: string;
+  readonly rpcUrl?: string;
+  /**
+   * Instead of `rpcUrl`: sends each JSON-RPC call itself (resolves with the node's result, rejects with
+   * its error); the plugin uses it to send through one of the gateway's own networks.
+   */
+  readonly request?: (method: string, params: readonly unknown[]) => Promise<unknown>;
   /** The operator's settlement key: it signs settlement transactions and pays their gas. */
   readonly settlementKey: `0x${string}`;
   /** The CAIP-2 networks it settles on (`eip155:8453`); a payment on another is refused. */
@@ -34,13 +39,18 @@ const LOG_LOOKBACK = 10_000n;
 /**
  * A facilitator inside the gateway: `@x402/evm`'s exact-scheme facilitator (EIP-3009
  * `transferWithAuthorization`, and Permit2) under `@x402/core`'s `x402Facilitator`, signing with the
- * operator's settlement key and sending through `rpcUrl`. Its verify simulates the transfer on chain,
+ * operator's settlement key and sending through `rpcUrl` (or `request`). Its verify simulates the transfer on chain,
  * so an empty wallet is refused before anything is sent; its settle checks the signature, recipient,
  * amount and validity window again, sends the transaction and waits for its receipt.
  */
 export function embeddedFacilitator(options: EmbeddedFacilitatorOptions): EmbeddedFacilitator {
   const account = viemAccounts.privateKeyToAccount(options.settlementKey);
-  const wallet = viem.createWalletClient({ account, transport: viem.http(options.rpcUrl, { retryCount: 0 }) }).extend(viem.publicActions);
+  const { request, rpcUrl } = options;
+  if ((request === undefined) === (rpcUrl === undefined)) throw new TypeError('embeddedFacilitator: give exactly one of rpcUrl or request');
+  const transport = request !== undefined
+    ? viem.custom({ request: ({ method, params }: { method: string; params?: unknown }) => request(method, Array.isArray(params) ? params : params === undefined ? [] : [params]) }, { retryCount: 0 })
+    : viem.http(rpcUrl, { retryCount: 0 });
+  const wallet = viem.createWalletClient({ account, transport }).extend(viem.publicActions);
   const signer = x402Evm.toFacilitatorEvmSigner(
     {
       address: account.address,

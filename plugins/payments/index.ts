@@ -8,7 +8,8 @@
  * @packageDocumentation
  */
 export { payments, PaymentDeskToken, PaymentJournalToken, type PaymentsOptions, type PaymentsPlugin } from './plugin.js';
-export { PAYMENTS_PLUGIN, resolvePaymentsSettings, type PaymentsSettings, type ResolvedPaymentsSettings, type BundleOffer, type UrlFacilitatorSettings, type EmbeddedFacilitatorSettings, type FacilitatorChoice, type ResolvedUrlFacilitator, type ResolvedEmbeddedFacilitator, type JournalStore } from './settings.js';
+export { PAYMENTS_PLUGIN, resolvePaymentsSettings, type PaymentsSettings, type ResolvedPaymentsSettings, type BundleOffer, type UrlFacilitatorSettings, type EmbeddedFacilitatorSettings, type FacilitatorChoice, type ResolvedUrlFacilitator, type ResolvedEmbeddedFacilitator, type WalletSettings, type JournalStore } from './settings.js';
+export { walletKeyOf, WALLET_KEY_HEADER, type WalletKey } from './wallet-customers.js';
 export { OfferBook, requirementsOf, X402_VERSION, type PricedBundle } from './offers.js';
 export { FacilitatorUnavailableError, type PaymentFacilitator, type AuthorizationState } from './facilitator.js';
 export { urlFacilitator, type UrlFacilitatorOptions } from './url-facilitator.js';

@@ -16,7 +16,14 @@ export const WS_TOP_UP_HINT = 'x402: top up over HTTP, then reconnect';
 /** The x402 `error` of the offer on a refusal for credits. */
 const EXHAUSTED = 'credits exhausted: buy a bundle';
 
-function first(value: string | readonly string[] | undefined): string | undefined {
+/**
+ * The payment each HTTP request made, by the request's meta (shared by the calls of a batch): whichever
+ * stage takes a request's payment first records it here, and the others find it instead of paying again.
+ */
+export type RequestPayments = WeakMap<RequestMeta, Promise<PaymentOutcome>>;
+
+/** The first value of a request header. */
+export function first(value: string | readonly string[] | undefined): string | undefined {
   return typeof value === 'string' ? value : value?.[0];
 }
 
@@ -27,9 +34,9 @@ function resourceOf(network: string, headers: TopUpRequest['headers']): Resource
   return { url: `${proto}://${host}/${network}`, description: `Tollgate credits for calls to ${network}`, mimeType: 'application/json' };
 }
 
-/** The x402 offer of a plan for a request (undefined when the plan sells nothing). */
-function paymentRequiredFor(offers: OfferBook, request: TopUpRequest, error: string): PaymentRequired | undefined {
-  return offers.paymentRequired(request.plan.name, resourceOf(request.network, request.headers), error);
+/** The x402 offer of `plan` for a request to `network` (undefined when the plan sells nothing). */
+export function paymentRequiredFor(offers: OfferBook, plan: string, network: string, headers: TopUpRequest['headers'], error: string): PaymentRequired | undefined {
+  return offers.paymentRequired(plan, resourceOf(network, headers), error);
 }
 
 /**
@@ -39,15 +46,16 @@ function paymentRequiredFor(offers: OfferBook, request: TopUpRequest, error: str
 export function x402TopUps(offers: OfferBook): TopUps {
   return {
     offer(request): TopUpOffer | undefined {
-      const required = paymentRequiredFor(offers, request, EXHAUSTED);
+      const required = paymentRequiredFor(offers, request.plan.name, request.network, request.headers, EXHAUSTED);
       if (required === undefined) return undefined;
       return { headers: { [PAYMENT_REQUIRED_HEADER]: x402Http.encodePaymentRequiredHeader(required) }, data: { x402: required }, closeHint: WS_TOP_UP_HINT };
     },
   };
 }
 
-function refused(outcome: PaymentRefusal, offers: OfferBook, ctx: RequestContext): GatewayError {
-  const required = paymentRequiredFor(offers, { key: keyOf(ctx), plan: planOf(ctx), network: ctx.network.name, transport: ctx.transport, headers: ctx.meta.headers }, outcome.reason);
+/** The answer to a call whose payment `outcome` refused: a key on `plan` is offered its bundles again. */
+export function refused(outcome: PaymentRefusal, offers: OfferBook, plan: string, ctx: RequestContext): GatewayError {
+  const required = paymentRequiredFor(offers, plan, ctx.network.name, ctx.meta.headers, outcome.reason);
   return new GatewayError(outcome.status === 503 ? Errors.PAYMENT_UNAVAILABLE : Errors.PAYMENT_REFUSED, {
     message: `payment not taken (${outcome.code}): ${outcome.message}`,
     data: { code: outcome.code, reason: outcome.reason, ...(required === undefined ? {} : { x402: required }) },
@@ -62,7 +70,7 @@ function refused(outcome: PaymentRefusal, offers: OfferBook, ctx: RequestContext
  * carries `PAYMENT-RESPONSE`; a refused one fails every call of the request with `PAYMENT_REFUSED` (402)
  * or `PAYMENT_UNAVAILABLE` (503), the offer again in `PAYMENT-REQUIRED`, and nothing credited or served.
  */
-export function payStage(desk: () => PaymentDesk): StageDefinition {
+export function payStage(desk: () => PaymentDesk, taken: RequestPayments = new WeakMap()): StageDefinition {
   return {
     name: 'x402Pay',
     // After authenticate (the key and plan) and validate (a call refused there spends no payment).
@@ -70,7 +78,6 @@ export function payStage(desk: () => PaymentDesk): StageDefinition {
     transports: ['http'],
     create(): Stage {
       // One payment per HTTP request: its calls share the request's meta (a batch's calls too).
-      const taken = new WeakMap<RequestMeta, Promise<PaymentOutcome>>();
       return step((ctx) => {
         const header = first(ctx.meta.headers?.[PAYMENT_SIGNATURE_HEADER]);
         if (header === undefined || header === '') return;
@@ -80,7 +87,7 @@ export function payStage(desk: () => PaymentDesk): StageDefinition {
           taken.set(ctx.meta, outcome);
         }
         return outcome.then((result) => {
-          if (!result.ok) throw refused(result, desk().offers, ctx);
+          if (!result.ok) throw refused(result, desk().offers, planOf(ctx).name, ctx);
           ctx.replyHeaders = { ...ctx.replyHeaders, [PAYMENT_RESPONSE_HEADER]: result.responseHeader };
         });
       });

@@ -1,18 +1,21 @@
 import type { DependencyContainer, InjectionToken } from '../../core/plugin-api.js';
+import type { GatewayRuntime } from '../../core/transport-api.js';
 import { PluginError, Tokens, TopUpsToken, type TollgatePlugin } from '../../core/plugin-api.js';
+import { KeyRegistryToken, type KeyRegistry } from '../../core/store-api.js';
 import { embeddedFacilitator } from './embedded-facilitator.js';
 import type { PaymentFacilitator } from './facilitator.js';
 import { MemoryPaymentJournal } from './memory-payment-journal.js';
 import { OfferBook } from './offers.js';
 import { LedgerPaidCredits, type PaidCredits } from './paid-credits.js';
 import { PaymentDesk } from './payment-desk.js';
-import { payStage, x402TopUps } from './pay-stage.js';
+import { payStage, x402TopUps, type RequestPayments } from './pay-stage.js';
 import type { PaymentJournal } from './payment-journal.js';
 import { RedisPaymentJournal, type JournalRedis } from './redis-payment-journal.js';
 import { SqlitePaymentJournal, type JournalDatabase } from './sqlite-payment-journal.js';
 import { PAYMENTS_PLUGIN, resolvePaymentsSettings, type JournalStore, type PaymentsSettings, type ResolvedPaymentsSettings } from './settings.js';
 import { urlFacilitator } from './url-facilitator.js';
 import type { Network } from './x402-types.js';
+import { walletStage } from './wallet-customers.js';
 
 /** The container token of the started plugin's {@link PaymentDesk}. */
 export const PaymentDeskToken = Symbol.for('tollgate.payments.PaymentDesk') as InjectionToken<PaymentDesk>;
@@ -65,12 +68,24 @@ export interface PaymentsPlugin extends TollgatePlugin {
   readonly desk: PaymentDesk;
 }
 
-function facilitatorOf(settings: ResolvedPaymentsSettings): PaymentFacilitator {
+function facilitatorOf(settings: ResolvedPaymentsSettings, gateway: GatewayRuntime): PaymentFacilitator {
   const { facilitator } = settings;
   if (facilitator.kind === 'url') return urlFacilitator({ url: facilitator.url, timeoutMs: facilitator.timeoutMs });
   const networks = [...new Set(Object.values(settings.offers).flatMap((list) => list.map((offer) => offer.network as Network)))];
+  const name = facilitator.network;
+  // Through one of the gateway's networks: looked up per call, since the networks are built after the
+  // plugins start, and a reload may rebuild them.
+  const road = name === undefined
+    ? { rpcUrl: facilitator.rpcUrl as string }
+    : {
+        request: (method: string, params: readonly unknown[]): Promise<unknown> => {
+          const network = gateway.networks.get(name);
+          if (network === undefined) return Promise.reject(new Error(`${PAYMENTS_PLUGIN}: the facilitator's network "${name}" is not served`));
+          return network.rpc(method, params);
+        },
+      };
   return embeddedFacilitator({
-    rpcUrl: facilitator.rpcUrl,
+    ...road,
     settlementKey: facilitator.settlementKey as `0x${string}`,
     networks,
     confirmationTimeoutMs: facilitator.confirmationTimeoutMs,
@@ -79,11 +94,11 @@ function facilitatorOf(settings: ResolvedPaymentsSettings): PaymentFacilitator {
 
 /**
  * x402 payments that buy credit bundles: the offers by plan, a facilitator (by URL or embedded), the
- * payment journal, and the desk that takes a payment exactly once. Bought bundles go into the gateway's
- * credit ledger, as the key's paid balance. On start it credits what the journal holds as settled and
- * not credited. A key whose plan sells bundles gets
- * them offered on its 402 (`PAYMENT-REQUIRED`, `error.data.x402`), and an HTTP request with
- * `PAYMENT-SIGNATURE` pays before its call is metered (see the README's "How a request pays").
+ * payment journal, and the desk that takes a payment exactly once. On start it credits what the journal
+ * holds as settled and not credited. A key whose plan sells bundles gets them offered on its 402
+ * (`PAYMENT-REQUIRED`, `error.data.x402`), and an HTTP request with `PAYMENT-SIGNATURE` pays before its
+ * call is metered (see the README's "How a request pays"). Bought bundles go into the gateway's credit
+ * ledger, as the key's paid balance.
  *
  * @example
  * ```ts
@@ -100,7 +115,7 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
   let settings: ResolvedPaymentsSettings | undefined;
   let offers: OfferBook | undefined;
   let desk: PaymentDesk | undefined;
-  let container: DependencyContainer | undefined;
+  let scope: DependencyContainer | undefined;
   const started = (): PaymentDesk => {
     if (desk === undefined) throw new Error('the payments plugin is not started in a gateway yet');
     return desk;
@@ -110,21 +125,47 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
     get desk(): PaymentDesk {
       return started();
     },
-    register(registry, config) {
-      container = registry;
+    register(container, config) {
+      scope = container;
       settings = resolvePaymentsSettings([settingsPart, config.plugins[PAYMENTS_PLUGIN]]);
       offers = new OfferBook(settings.offers);
-      registry.register(PaymentDeskToken, { useFactory: () => started() });
-      registry.register(PaymentJournalToken, { useFactory: () => started().journal });
+      container.register(PaymentDeskToken, { useFactory: () => started() });
+      container.register(PaymentJournalToken, { useFactory: () => started().journal });
       // The 402 of a key whose plan sells bundles offers them; a request that pays is taken before meter.
-      registry.register(TopUpsToken, { useValue: x402TopUps(offers) });
-      registry.register(Tokens.Stage, { useValue: payStage(started) });
+      container.register(TopUpsToken, { useValue: x402TopUps(offers) });
+      // One payment per HTTP request, whichever stage takes it: a wallet's payment, taken before
+      // authenticate, is the one the pay stage finds for the request.
+      const taken: RequestPayments = new WeakMap();
+      container.register(Tokens.Stage, { useValue: payStage(started, taken) });
+      const wallets = settings.wallets;
+      if (wallets !== undefined) {
+        let registry: KeyRegistry | undefined;
+        const stage = walletStage({
+          settings: wallets,
+          desk: started,
+          registry: () => (registry ??= container.resolve(KeyRegistryToken)),
+          taken,
+        });
+        container.register(Tokens.Stage, { useValue: stage });
+      }
     },
     async start(gateway) {
       const resolved = settings as ResolvedPaymentsSettings;
+      const road = resolved.facilitator.kind === 'embedded' ? resolved.facilitator.network : undefined;
+      if (road !== undefined && !gateway.config.networks.some((network) => network.name === road)) {
+        throw new PluginError(`${PAYMENTS_PLUGIN}: facilitator.embedded.network "${road}" is not a network of the config`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN });
+      }
+      if (resolved.wallets !== undefined) {
+        if (!gateway.container.isRegistered(KeyRegistryToken, true)) {
+          throw new PluginError(`${PAYMENTS_PLUGIN}: wallets needs a store that keeps keys (a KeyRegistry: the ledger-sqlite or ledger-redis plugin), to give each paying wallet a key; this gateway knows only the config's keys`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN });
+        }
+        if (gateway.config.plans[resolved.wallets.plan] === undefined) {
+          throw new PluginError(`${PAYMENTS_PLUGIN}: wallets.plan "${resolved.wallets.plan}" is not a plan of the config`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN });
+        }
+      }
       let chosen: PaymentJournal;
       try {
-        chosen = journal ?? journalOf(resolved.journal, container as DependencyContainer);
+        chosen = journal ?? journalOf(resolved.journal, scope as DependencyContainer);
       } catch (error) {
         throw new PluginError(`${PAYMENTS_PLUGIN}: ${(error as Error).message}`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN, cause: error });
       }
@@ -134,7 +175,7 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
       } catch (error) {
         throw new PluginError(`${PAYMENTS_PLUGIN}: the gateway's credit ledger is not open (list the store plugin before payments): ${(error as Error).message}`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN, cause: error });
       }
-      desk = new PaymentDesk({ offers: offers as OfferBook, facilitator: facilitatorOf(resolved), journal: chosen, credits: paid });
+      desk = new PaymentDesk({ offers: offers as OfferBook, facilitator: facilitatorOf(resolved, gateway), journal: chosen, credits: paid });
       try {
         const recovered = await desk.recover();
         if (recovered.credited + recovered.failed + recovered.pending > 0) gateway.logger.info({ ...recovered }, 'payments: resolved payments a restart interrupted');

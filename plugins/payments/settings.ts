@@ -31,10 +31,18 @@ export interface UrlFacilitatorSettings {
   readonly timeoutMs?: number;
 }
 
-/** The embedded facilitator: `@x402/evm`'s exact scheme, settling with the operator's own key. */
+/**
+ * The embedded facilitator: `@x402/evm`'s exact scheme, settling with the operator's own key. Its
+ * transactions go through exactly one of `rpcUrl` or `network`.
+ */
 export interface EmbeddedFacilitatorSettings {
   /** The EVM JSON-RPC URL its transactions are sent through. */
-  readonly rpcUrl: string;
+  readonly rpcUrl?: string;
+  /**
+   * Instead of `rpcUrl`: one of the gateway's own EVM networks, by name: its reads and transactions go to
+   * that network's upstreams (uncharged, with its failover), as `NetworkRuntime.rpc` sends them.
+   */
+  readonly network?: string;
   /**
    * The private key (0x and 64 hex digits) that signs and pays the gas of settlement transactions. Give
    * it from the environment (`${X402_SETTLEMENT_KEY}`), never in the file.
@@ -42,6 +50,23 @@ export interface EmbeddedFacilitatorSettings {
   readonly settlementKey: string;
   /** How long a settlement waits for its receipt, in ms (default 60,000). */
   readonly confirmationTimeoutMs?: number;
+}
+
+/**
+ * Wallet customers: a call without an API key is offered `plan`'s bundles, and one that pays gets a key
+ * on `plan` bound to the payer's address (in the `x-tollgate-key` response header). The key is derived
+ * from the address and `keySecret`, so a wallet has one key, and paying again without it returns it again.
+ */
+export interface WalletSettings {
+  /** The plan of wallet keys; it must sell at least one bundle (see {@link PaymentsSettings.offers}). */
+  readonly plan: string;
+  /**
+   * The secret wallet keys are derived from (HMAC-SHA256 of the payer's address), at least 32
+   * characters. Give it from the environment (`${X402_WALLET_SECRET}`); every instance of a fleet needs
+   * the same. Changing it gives every wallet a new key on its next payment without one, and leaves the
+   * old keys working.
+   */
+  readonly keySecret: string;
 }
 
 /** Settings of the payments plugin (`plugins.payments` in the config; the config wins over code). */
@@ -55,6 +80,8 @@ export interface PaymentsSettings {
    * store share the journal: `sqlite` with the SQLite store, `redis` with the Redis store, else `memory`).
    */
   readonly journal?: JournalStore;
+  /** Wallet customers (off when absent): keys for wallets that pay without one. Needs a store that keeps keys. */
+  readonly wallets?: WalletSettings;
 }
 
 /** Where the payment journal is kept. */
@@ -74,10 +101,14 @@ export interface ResolvedUrlFacilitator extends Required<UrlFacilitatorSettings>
   readonly kind: 'url';
 }
 
-/** The embedded facilitator, resolved. */
-export interface ResolvedEmbeddedFacilitator extends Required<EmbeddedFacilitatorSettings> {
+/** The embedded facilitator, resolved: exactly one of `rpcUrl` or `network` is set. */
+export interface ResolvedEmbeddedFacilitator extends EmbeddedFacilitatorSettings {
   /** Discriminant. */
   readonly kind: 'embedded';
+  /** See {@link EmbeddedFacilitatorSettings.settlementKey}. */
+  readonly settlementKey: string;
+  /** See {@link EmbeddedFacilitatorSettings.confirmationTimeoutMs}. */
+  readonly confirmationTimeoutMs: number;
 }
 
 /** Settings with every default applied. */
@@ -88,6 +119,8 @@ export interface ResolvedPaymentsSettings {
   readonly facilitator: ResolvedUrlFacilitator | ResolvedEmbeddedFacilitator;
   /** See {@link PaymentsSettings.journal}; absent: the store the gateway loaded. */
   readonly journal?: JournalStore;
+  /** See {@link PaymentsSettings.wallets}. */
+  readonly wallets?: WalletSettings;
 }
 
 const address = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', problem: 'must be a 20-byte hex address (0x and 40 hex digits)' } as const;
@@ -133,13 +166,23 @@ const SETTINGS_SCHEMA = {
         embedded: {
           type: 'object',
           additionalProperties: false,
-          required: ['rpcUrl', 'settlementKey'],
+          required: ['settlementKey'],
           properties: {
             rpcUrl: { type: 'string', pattern: '^https?://', problem: 'must be an http(s) URL' },
+            network: text,
             settlementKey: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', problem: 'must be a private key: 0x and 64 hex digits' },
             confirmationTimeoutMs: { ...positiveInteger, default: 60_000 },
           },
         },
+      },
+    },
+    wallets: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['plan', 'keySecret'],
+      properties: {
+        plan: text,
+        keySecret: { type: 'string', minLength: 32, problem: 'must be a secret of at least 32 characters (give it from the environment: ${X402_WALLET_SECRET})' },
       },
     },
   },
@@ -150,7 +193,21 @@ const SETTINGS_SCHEMA = {
 interface Validated {
   offers: Record<string, Required<BundleOffer>[]>;
   journal?: JournalStore;
-  facilitator: { url?: { url: string; timeoutMs: number }; embedded?: { rpcUrl: string; settlementKey: string; confirmationTimeoutMs: number } };
+  facilitator: { url?: { url: string; timeoutMs: number }; embedded?: { rpcUrl?: string; network?: string; settlementKey: string; confirmationTimeoutMs: number } };
+  wallets?: WalletSettings;
+}
+
+/** What the schema cannot say: the embedded facilitator's one road to the chain, and a wallet plan that sells. */
+function crossChecks({ offers, facilitator, wallets }: Validated): string[] {
+  const problems: string[] = [];
+  const embedded = facilitator.embedded;
+  if (embedded !== undefined && (embedded.rpcUrl === undefined) === (embedded.network === undefined)) {
+    problems.push('facilitator.embedded: needs exactly one of rpcUrl (a URL) or network (one of the gateway\'s EVM networks, by name)');
+  }
+  if (wallets !== undefined && (offers[wallets.plan]?.length ?? 0) === 0) {
+    problems.push(`wallets.plan: plan "${wallets.plan}" sells no bundle (add it under offers), so a wallet without a key could buy nothing`);
+  }
+  return problems;
 }
 
 /**
@@ -160,9 +217,9 @@ interface Validated {
  * @throws ConfigError naming each offending field.
  */
 export function resolvePaymentsSettings(sources: ReadonlyArray<object | undefined>, where = `plugins.${PAYMENTS_PLUGIN}`): ResolvedPaymentsSettings {
-  const { offers, facilitator, journal } = validateSettings<Validated>(SETTINGS_SCHEMA, sources, where);
+  const { offers, facilitator, wallets, journal } = validateSettings<Validated>(SETTINGS_SCHEMA, sources, where, crossChecks);
   const chosen = facilitator.url !== undefined
     ? { kind: 'url' as const, ...facilitator.url }
     : { kind: 'embedded' as const, ...(facilitator.embedded as NonNullable<Validated['facilitator']['embedded']>) };
-  return { offers, facilitator: chosen, ...(journal === undefined ? {} : { journal }) };
+  return { offers, facilitator: chosen, ...(wallets === undefined ? {} : { wallets }), ...(journal === undefined ? {} : { journal }) };
 }
