@@ -12,6 +12,7 @@ import { admin } from '../plugins/admin/index.js';
 import { security } from '../plugins/security/index.js';
 import { ipfs } from '../plugins/ipfs/index.js';
 import { devnet } from '@tollgate/devnet';
+import { MemoryPaymentJournal, payments, paymentIdOf } from '../plugins/payments/index.js';
 import { startTestGateway } from './helpers/gateway.js';
 import { post, rpc } from './helpers/json-rpc.js';
 import { launchChromium } from './helpers/chromium.js';
@@ -27,6 +28,11 @@ const FILES_KEY = 'dashboard-files-key-0001';
 const FILES_SECRET = 'dashboard-files-secret-0001';
 const STORAGE_BYTES = 1_000_000;
 const heliaDir = mkdtempSync(join(tmpdir(), 'tollgate-dashboard-ipfs-'));
+// The payments plugin's journal, filled below with what the desk records: the key page lists it.
+const journal = new MemoryPaymentJournal();
+const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+const PAY_TO = `0x${'ab'.repeat(20)}`;
+const WALLET = `0x${'Cd'.repeat(20)}`;
 const gw = await startTestGateway(
   {
     keys: [
@@ -38,9 +44,13 @@ const gw = await startTestGateway(
       { name: 'eth-b', families: ['evm'], upstreams: [{ embedded: 'anvil' }] },
       { name: 'files', families: ['ipfs'], upstreams: [{ embedded: 'helia' }] },
     ],
-    plugins: { admin: { token: TOKEN }, ipfs: { plans: { team: { readsPerSecond: 10, writesPerSecond: 10, storageBytes: STORAGE_BYTES } } } },
+    plugins: {
+      admin: { token: TOKEN },
+      ipfs: { plans: { team: { readsPerSecond: 10, writesPerSecond: 10, storageBytes: STORAGE_BYTES } } },
+      payments: { offers: { growth: [{ credits: 5_000, price: '1000000', asset: USDC, network: 'eip155:8453', payTo: PAY_TO, name: 'USD Coin', version: '2' }] }, facilitator: { url: { url: 'http://127.0.0.1:9' } } },
+    },
   },
-  [ledgerSqlite({ path: ':memory:' }), admin(), httpTransport(), evmFamily(), ipfs(), security(), devnet({ helia: { dataDir: heliaDir } })],
+  [ledgerSqlite({ path: ':memory:' }), payments({ journal }), admin(), httpTransport(), evmFamily(), ipfs(), security(), devnet({ helia: { dataDir: heliaDir } })],
 );
 // The node's blocks go once the gateway (and the node in it) stopped.
 t.teardown(async () => {
@@ -174,6 +184,31 @@ t.test('the bytes a key stores through the file API are the admin API\'s', async
   t.equal(num(await page.locator('#stored-bytes').textContent()), storage.bytes, 'the bytes the key stores');
   t.equal(num(await page.locator('#stored-pins').textContent()), 2, 'in its pins');
   t.equal(await page.locator('#storage-limit').textContent(), `its plan allows ${STORAGE_BYTES.toLocaleString('en')} bytes`, 'beside its plan\'s allowance');
+  t.same(problems, [], 'no console errors');
+});
+
+t.test('the key page lists the key\'s x402 payments, as the admin API does', async (t) => {
+  const nonce = (n: number): string => `0x${n.toString(16).padStart(64, '0')}`;
+  const base = { keyId: 'from-config', plan: 'growth', credits: 5_000, payer: WALLET, network: 'eip155:8453', asset: USDC, amount: '1000000', payTo: PAY_TO };
+  await journal.record({ ...base, id: paymentIdOf('eip155:8453', USDC, WALLET, nonce(1)), transaction: `0x${'11'.repeat(32)}`, settledAt: Date.UTC(2026, 10, 1) });
+  await journal.markCredited(paymentIdOf('eip155:8453', USDC, WALLET, nonce(1)), Date.UTC(2026, 10, 1, 0, 1));
+  await journal.record({ ...base, id: paymentIdOf('eip155:8453', USDC, WALLET, nonce(2)), transaction: `0x${'22'.repeat(32)}`, settledAt: Date.UTC(2026, 10, 2) });
+  const { page, problems } = await openPage(1280, 900);
+  await signIn(page, TOKEN);
+  await page.locator('#keys tbody tr[data-id="from-config"]').click();
+  await page.locator('#payments tbody tr').first().waitFor();
+  const { payments: listed } = await adminApi<{ payments: Array<{ id: string; startedAt: string; state: string; credits: number; payer: string; transaction: string }> }>('/keys/from-config/payments');
+  t.equal(listed.length, 2);
+  const rows = await page.locator('#payments tbody tr').evaluateAll((trs) => trs.map((row) => ({ id: (row as unknown as { dataset: Record<string, string> }).dataset.payment, cells: [...row.children].map((c) => c.textContent) })));
+  t.same(rows.map((r) => r.id), listed.map((p) => p.id), 'the same payments, newest first');
+  t.same(rows.map((r) => [r.cells[0], r.cells[1], num(r.cells[2]!), r.cells[4], r.cells[5]]), listed.map((p) => [p.startedAt, p.state, p.credits, p.payer, p.transaction]), 'when, state, credits, wallet, transaction');
+  t.same(rows.map((r) => r.cells[1]), ['settled', 'credited']);
+  t.notOk(await page.locator('#payments-none').isVisible());
+
+  await page.locator('#keys tbody tr[data-id="stores-files"]').click();
+  await page.locator('#detail-id:text-is("stores-files")').waitFor();
+  await page.locator('#payments-none:visible').waitFor();
+  t.equal(await page.locator('#payments tbody tr').count(), 0, 'a key that bought nothing: none');
   t.same(problems, [], 'no console errors');
 });
 

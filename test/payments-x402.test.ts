@@ -14,6 +14,7 @@ import { ExactEvmScheme as ExactEvmClientScheme } from '@x402/evm/exact/client';
 import { MemoryCreditLedger } from '../core/store-api.js';
 import { DEVNET_PAYER_ADDRESS, DEVNET_PAYER_KEY, seedDevnet, startAnvil } from '@tollgate/devnet';
 import {
+  FacilitatorUnavailableError,
   LedgerPaidCredits,
   MemoryPaymentJournal,
   OfferBook,
@@ -88,10 +89,10 @@ function header(payload: PaymentPayload, change: { accepted?: PaymentRequirement
 const nonceOf = (payload: PaymentPayload): Hex => (payload.payload as { authorization: { nonce: Hex } }).authorization.nonce;
 const fromOf = (payload: PaymentPayload): Address => (payload.payload as { authorization: { from: Address } }).authorization.from;
 
-function desk(parts: { journal?: PaymentJournal; credits?: PaidCredits; facilitator?: PaymentFacilitator } = {}) {
+function desk(parts: { journal?: PaymentJournal; credits?: PaidCredits; facilitator?: PaymentFacilitator; clock?: { now(): number } } = {}) {
   const journal = parts.journal ?? new MemoryPaymentJournal();
   const credits = parts.credits ?? new LedgerPaidCredits(new MemoryCreditLedger());
-  return { journal, credits, desk: new PaymentDesk({ offers, facilitator: parts.facilitator ?? facilitator, journal, credits }) };
+  return { journal, credits, desk: new PaymentDesk({ offers, facilitator: parts.facilitator ?? facilitator, journal, credits, ...(parts.clock === undefined ? {} : { clock: parts.clock }) }) };
 }
 
 t.test('an offer becomes the x402 v2 requirement of the exact scheme, with the token\'s EIP-712 domain', async (t) => {
@@ -256,10 +257,10 @@ async function crashAndRecover(t: Test, journal: PaymentJournal, reopen: () => P
   t.equal((await reader.getTransactionReceipt({ hash: recorded!.transaction as Hex })).status, 'success', 'the journal holds the settlement transaction');
 
   const restarted = desk({ journal: reopen() });
-  t.equal(await restarted.desk.recover(), 1, 'recover() credits the settled payment');
+  t.same(await restarted.desk.recover(), { credited: 1, failed: 0, pending: 0 }, 'recover() credits the settled payment');
   t.equal(await restarted.credits.balance('acme'), CREDITS);
   t.match(await restarted.journal.get(id), { state: 'credited' });
-  t.equal(await restarted.desk.recover(), 0, 'and only once');
+  t.same(await restarted.desk.recover(), { credited: 0, failed: 0, pending: 0 }, 'and only once');
   t.match(await restarted.desk.pay('acme', 'pro', h), { ok: false, code: 'PAYMENT_ALREADY_USED' });
   t.equal(await restarted.credits.balance('acme'), CREDITS);
 }
@@ -301,9 +302,88 @@ t.test('a crash between the credit and the journal\'s mark: recover() does not c
   const { header: h } = await pay(offered());
   await t.rejects(desk({ journal, credits }).desk.pay('acme', 'pro', h), /killed before the mark/);
   t.equal(await credits.balance('acme'), CREDITS);
-  t.equal(await desk({ journal, credits }).desk.recover(), 1);
+  t.same(await desk({ journal, credits }).desk.recover(), { credited: 1, failed: 0, pending: 0 });
   t.equal(await credits.balance('acme'), CREDITS, 'the credit is idempotent by payment id');
   t.same(await journal.uncredited(), []);
+});
+
+/** `inner`, whose settle dies: `after` the real settle (the transfer is on chain), or `before` it (nothing sent). */
+function dyingFacilitator(inner: PaymentFacilitator, when: 'after' | 'before'): PaymentFacilitator & { transactions: string[] } {
+  const transactions: string[] = [];
+  return {
+    kind: 'dying',
+    transactions,
+    verify: (payload, requirements) => inner.verify(payload, requirements),
+    async settle(payload, requirements) {
+      if (when === 'after') transactions.push((await inner.settle(payload, requirements)).transaction);
+      throw new FacilitatorUnavailableError('settle', `the process died ${when} the transfer was sent`);
+    },
+  };
+}
+
+t.test('a crash between settle and record: the settling entry holds the authorization, recover() finds it used on chain and credits it once', async (t) => {
+  const journal = new MemoryPaymentJournal();
+  const dying = dyingFacilitator(facilitator, 'after');
+  const before = { payer: await balanceOf(DEVNET_PAYER_ADDRESS), payTo: await balanceOf(payTo) };
+  const { header: h, payload } = await pay(offered());
+  const first = desk({ journal, facilitator: dying });
+  t.match(await first.desk.pay('acme', 'pro', h), { ok: false, code: 'FACILITATOR_UNAVAILABLE', status: 503 });
+  const id = paymentIdOf(network, coin.address, DEVNET_PAYER_ADDRESS, nonceOf(payload));
+  t.match(await journal.get(id), { state: 'settling', nonce: nonceOf(payload), payload, transaction: undefined }, 'recorded before the settle, with the signed authorization');
+  t.equal(await used(DEVNET_PAYER_ADDRESS, nonceOf(payload)), true, 'yet the transfer is on chain');
+  t.equal(await first.credits.balance('acme'), 0);
+
+  const restarted = desk({ journal });
+  t.same(await restarted.desk.recover(), { credited: 1, failed: 0, pending: 0 });
+  t.match(await journal.get(id), { state: 'credited', transaction: dying.transactions[0] }, 'the transaction from the AuthorizationUsed log');
+  t.equal(await restarted.credits.balance('acme'), CREDITS);
+  t.same(await restarted.desk.recover(), { credited: 0, failed: 0, pending: 0 });
+  t.match(await restarted.desk.pay('acme', 'pro', h), { ok: false, code: 'PAYMENT_ALREADY_USED' });
+  t.equal(await restarted.credits.balance('acme'), CREDITS, 'credited once');
+  t.equal(await balanceOf(DEVNET_PAYER_ADDRESS), before.payer - PRICE, 'the payer paid once');
+  t.equal(await balanceOf(payTo), before.payTo + PRICE);
+});
+
+t.test('a settle that died before sending: recover() settles the still-valid authorization now, once', async (t) => {
+  const journal = new MemoryPaymentJournal();
+  const before = await balanceOf(payTo);
+  const { header: h, payload } = await pay(offered());
+  t.match(await desk({ journal, facilitator: dyingFacilitator(facilitator, 'before') }).desk.pay('acme', 'pro', h), { ok: false, code: 'FACILITATOR_UNAVAILABLE' });
+  t.equal(await used(DEVNET_PAYER_ADDRESS, nonceOf(payload)), false, 'nothing was sent');
+  const restarted = desk({ journal });
+  t.same(await restarted.desk.recover(), { credited: 1, failed: 0, pending: 0 });
+  const entry = await journal.get(paymentIdOf(network, coin.address, DEVNET_PAYER_ADDRESS, nonceOf(payload)));
+  t.equal(entry?.state, 'credited');
+  t.equal((await reader.getTransactionReceipt({ hash: entry!.transaction as Hex })).status, 'success');
+  t.equal(await restarted.credits.balance('acme'), CREDITS);
+  t.equal(await balanceOf(payTo), before + PRICE, 'paid once');
+});
+
+t.test('a 503 on settle, then the same header again: the retry resolves the settling entry and answers with the credit', async (t) => {
+  const journal = new MemoryPaymentJournal();
+  const credits = new LedgerPaidCredits(new MemoryCreditLedger());
+  const before = await balanceOf(payTo);
+  const { header: h } = await pay(offered());
+  t.match(await desk({ journal, credits, facilitator: dyingFacilitator(facilitator, 'after') }).desk.pay('acme', 'pro', h), { ok: false, status: 503 });
+  const retry = await desk({ journal, credits }).desk.pay('acme', 'pro', h);
+  t.match(retry, { ok: true, entry: { state: 'credited' } });
+  t.match(await desk({ journal, credits }).desk.pay('acme', 'pro', h), { ok: false, code: 'PAYMENT_ALREADY_USED' });
+  t.equal(await credits.balance('acme'), CREDITS);
+  t.equal(await balanceOf(payTo), before + PRICE);
+});
+
+t.test('an interrupted settle whose authorization expired unused: recover() marks it failed, nothing credited', async (t) => {
+  const journal = new MemoryPaymentJournal();
+  const before = await balanceOf(payTo);
+  const { header: h, payload } = await pay(offered());
+  await desk({ journal, facilitator: dyingFacilitator(facilitator, 'before') }).desk.pay('acme', 'pro', h);
+  const validBefore = Number((payload.payload as { authorization: { validBefore: string } }).authorization.validBefore);
+  const later = desk({ journal, clock: { now: () => validBefore * 1000 } });
+  t.same(await later.desk.recover(), { credited: 0, failed: 1, pending: 0 });
+  t.match(await journal.get(paymentIdOf(network, coin.address, DEVNET_PAYER_ADDRESS, nonceOf(payload))), { state: 'failed', failure: /expired unused/ });
+  t.equal(await later.credits.balance('acme'), 0);
+  t.equal(await balanceOf(payTo), before);
+  t.match(await later.desk.pay('acme', 'pro', h), { ok: false, code: 'PAYMENT_ALREADY_USED', message: /sign a new one/ });
 });
 
 /** A facilitator over HTTP, as the hosted ones answer: POST /verify and /settle, backed by @x402/evm on Anvil. */
@@ -343,6 +423,22 @@ t.test('a facilitator by URL: a hosted-style facilitator verifies and settles; i
   const empty = await d.pay('acme', 'pro', (await pay(offered(), generatePrivateKey())).header);
   t.match(empty, { ok: false, code: 'PAYMENT_INVALID', reason: 'invalid_exact_evm_insufficient_balance' });
   t.equal(await credits.balance('acme'), CREDITS);
+});
+
+t.test('a facilitator by URL cannot ask the chain: recover() settles again, and the token\'s refusal of a used nonce counts as settled', async (t) => {
+  const server = await hostedFacilitator();
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const hosted = urlFacilitator({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, timeoutMs: 30_000 });
+  t.equal(hosted.authorizationState, undefined);
+  const journal = new MemoryPaymentJournal();
+  const before = await balanceOf(payTo);
+  const { header: h, payload } = await pay(offered());
+  await desk({ journal, facilitator: dyingFacilitator(hosted, 'after') }).desk.pay('acme', 'pro', h);
+  const restarted = desk({ journal, facilitator: hosted });
+  t.same(await restarted.desk.recover(), { credited: 1, failed: 0, pending: 0 });
+  t.match(await journal.get(paymentIdOf(network, coin.address, DEVNET_PAYER_ADDRESS, nonceOf(payload))), { state: 'credited', transaction: '' }, 'settled; its transaction unknown');
+  t.equal(await restarted.credits.balance('acme'), CREDITS);
+  t.equal(await balanceOf(payTo), before + PRICE, 'paid once');
 });
 
 t.test('a facilitator that is down: 503 with why, nothing settled or credited', async (t) => {

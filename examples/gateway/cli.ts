@@ -53,6 +53,8 @@ export interface CliOptions {
   readonly format?: 'csv' | 'json';
   /** `--output <file>` of `usage export` (default: standard output). */
   readonly output?: string;
+  /** `--wallet <0x…>` of `payments`: the payer's address. */
+  readonly wallet?: string;
   /** `--demo` of `keys` and `usage`: work on the store of `tollgate demo` (without it they need the gateway's `--config`). */
   readonly demo: boolean;
   /** `--json`: commands print JSON. */
@@ -85,6 +87,7 @@ export const CLI_FLAGS = {
   failover: { type: 'string' },
   format: { type: 'string' },
   output: { type: 'string', short: 'o' },
+  wallet: { type: 'string' },
   demo: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -162,6 +165,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     failover,
     format: values.format,
     output: values.output,
+    wallet: values.wallet,
     demo: values.demo === true,
     json: values.json === true,
     help: values.help === true,

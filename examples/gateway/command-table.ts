@@ -34,7 +34,7 @@ export const CLI_COMMANDS: readonly CliCommandSpec[] = [
   },
   {
     name: 'keys',
-    synopsis: ['keys create --plan <plan> [--id <id>] [--label <text>]', 'keys list | keys rotate <id> | keys revoke <id> | keys plan <id> <plan>', "keys security <id> ['<json>']", 'keys pins <id>', 'keys credits <id> <credits> <reference>'],
+    synopsis: ['keys create --plan <plan> [--id <id>] [--label <text>]', 'keys list | keys rotate <id> | keys revoke <id> | keys plan <id> <plan>', "keys security <id> ['<json>']", 'keys pins <id>', 'keys credits <id> <credits> <reference>', 'keys payments <id>'],
     summary: 'manages API keys in the store the gateway uses (also while it runs)',
     run: async (cli) => (await import('./store-commands.js')).runStoreCommand(cli),
   },
@@ -48,6 +48,12 @@ export const CLI_COMMANDS: readonly CliCommandSpec[] = [
     name: 'usage',
     synopsis: ['usage <id> [--day YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD]', 'usage export --from YYYY-MM-DD [--to YYYY-MM-DD] [--format csv|json] [--output <file>]'],
     summary: "prints a key's calls and credits per day and method, and the bytes it keeps pinned; export: every key's usage, per day, network and method (billing)",
+    run: async (cli) => (await import('./store-commands.js')).runStoreCommand(cli),
+  },
+  {
+    name: 'payments',
+    synopsis: ['payments --wallet <0x...>'],
+    summary: 'lists the x402 payments a wallet made, whatever key they bought credits for (the payments plugin\'s journal, in the store the gateway uses)',
     run: async (cli) => (await import('./store-commands.js')).runStoreCommand(cli),
   },
   {

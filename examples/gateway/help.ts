@@ -45,6 +45,7 @@ Options:
                           plans create, update: whether calls may fail over to a partner (default false)
       --format <csv|json> usage export: the format (default csv)
   -o, --output <file>     usage export: write to this file (default: standard output)
+      --wallet <0x...>    payments: the payer's address
       --demo              keys, plans, usage: the store of tollgate demo (instead of --config)
       --json              commands print JSON
   -h, --help              show this help

@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { GatewayConfig } from 'tollgate';
 import type { KeyRegistry, CreditLedger, PlanRegistry, UsageRecorder, PinRecord, PinStore } from 'tollgate/store';
-import { KeyManager, KeyManagerError, PlanManager, type DayUsage, type IssuedKey, type KeyBalance, type KeyStorage, type KeyView } from 'tollgate/plugins/admin';
+import { describePayment, KeyManager, KeyManagerError, listPayments, PlanManager, WALLET_PATTERN, type DayUsage, type IssuedKey, type KeyBalance, type KeyStorage, type KeyView, type PaymentLister, type PaymentView } from 'tollgate/plugins/admin';
 import { SECURITY_SECTION } from 'tollgate/plugins/security';
 import type { CliOptions } from './cli.js';
 import { loadCliConfig, reportLoadFailure } from './cli-config.js';
@@ -27,6 +27,8 @@ const stdio: CommandOutput = {
 };
 
 interface OpenStore {
+  /** The payments plugin's journal in this store (loaded only when asked: it needs the x402 peers). */
+  readonly payments: () => Promise<PaymentLister>;
   readonly registry: KeyRegistry;
   readonly plans: PlanRegistry;
   readonly ledger: CreditLedger;
@@ -41,11 +43,18 @@ async function openStore(config: GatewayConfig): Promise<OpenStore> {
     const { createRedisStore, RedisPinStore, LEDGER_REDIS_PLUGIN } = await import('tollgate/plugins/ledger-redis');
     const store = createRedisStore(config.plugins[LEDGER_REDIS_PLUGIN]);
     await store.open();
-    return { registry: store.keys, plans: store.plans, ledger: store.ledger, usage: store.usage, pins: new RedisPinStore(store.connection), close: () => store.close() };
+    const payments = async (): Promise<PaymentLister> => new (await import('tollgate/plugins/payments')).RedisPaymentJournal(store.connection);
+    return { payments, registry: store.keys, plans: store.plans, ledger: store.ledger, usage: store.usage, pins: new RedisPinStore(store.connection), close: () => store.close() };
   }
   const { openSqliteStore, resolveSqliteSettings, SqlitePinStore, LEDGER_SQLITE_PLUGIN } = await import('tollgate/plugins/ledger-sqlite');
   const store = openSqliteStore(resolveSqliteSettings([config.plugins[LEDGER_SQLITE_PLUGIN]]));
-  return { registry: store.keys, plans: store.plans, ledger: store.ledger, usage: store.usage, pins: new SqlitePinStore(store.db), close: () => store.close() };
+  const payments = async (): Promise<PaymentLister> => new (await import('tollgate/plugins/payments')).SqlitePaymentJournal(store.db);
+  return { payments, registry: store.keys, plans: store.plans, ledger: store.ledger, usage: store.usage, pins: new SqlitePinStore(store.db), close: () => store.close() };
+}
+
+function describePayments(title: string, payments: readonly PaymentView[]): string {
+  if (payments.length === 0) return `${title}: no payments\n`;
+  return `${title}: ${payments.length} payment${payments.length === 1 ? '' : 's'}, newest first\n${payments.map((p) => `  ${describePayment(p)}`).join('\n')}\n`;
 }
 
 function describeKey(key: KeyView): string {
@@ -112,8 +121,8 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
     io.err(`${message}\nsee tollgate --help\n`);
     return 2;
   };
-  if (command.name === 'keys' && !['create', 'list', 'rotate', 'revoke', 'plan', 'security', 'pins', 'credits'].includes(verb ?? '')) {
-    return usage('keys: expected create, list, rotate <id>, revoke <id>, plan <id> <plan>, security <id> [<json>], pins <id> or credits <id> <credits> <reference>');
+  if (command.name === 'keys' && !['create', 'list', 'rotate', 'revoke', 'plan', 'security', 'pins', 'credits', 'payments'].includes(verb ?? '')) {
+    return usage('keys: expected create, list, rotate <id>, revoke <id>, plan <id> <plan>, security <id> [<json>], pins <id>, credits <id> <credits> <reference> or payments <id>');
   }
   if (command.name === 'keys' && verb === 'credits' && (rest.length !== 3 || !/^[1-9]\d*$/.test(rest[1]!))) {
     return usage('keys credits: expected <id> <credits> <reference> (a positive whole number of credits; the reference makes a repeated top-up a no-op)');
@@ -128,7 +137,9 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
     }
   }
   if (command.name === 'keys' && verb === 'create' && cli.plan === undefined) return usage('keys create: --plan <plan> is required');
-  if (command.name === 'keys' && (verb === 'rotate' || verb === 'revoke' || verb === 'pins') && rest.length !== 1) return usage(`keys ${verb}: expected one key id`);
+  if (command.name === 'keys' && (verb === 'rotate' || verb === 'revoke' || verb === 'pins' || verb === 'payments') && rest.length !== 1) return usage(`keys ${verb}: expected one key id`);
+  if (command.name === 'payments' && (command.args.length !== 0 || cli.wallet === undefined)) return usage('payments: expected --wallet <0x...>');
+  if (command.name === 'payments' && !WALLET_PATTERN.test(cli.wallet!)) return usage(`payments: --wallet "${cli.wallet}" is not an address (0x and 40 hex digits)`);
   if (command.name === 'keys' && verb === 'plan' && rest.length !== 2) return usage('keys plan: expected <id> <plan>');
   const exporting = command.name === 'usage' && command.args[0] === 'export';
   const problem = command.name === 'plans' ? plansUsageProblem(cli) : exporting ? exportUsageProblem(cli) : undefined;
@@ -165,7 +176,25 @@ export async function runCommand(cli: CliOptions, config: GatewayConfig, io: Com
   });
   const print = (value: unknown, text: string): void => io.out(cli.json ? `${JSON.stringify(value, null, 2)}\n` : text);
   try {
-    if (command.name === 'plans') {
+    if (command.name === 'payments' || (command.name === 'keys' && verb === 'payments')) {
+      let journal: PaymentLister;
+      try {
+        journal = await store.payments();
+      } catch (error) {
+        // The payments plugin's peers (@x402/core, @x402/evm, viem) are not installed: no payments to list.
+        io.err(`${(error as Error).message}\n`);
+        return 1;
+      }
+      if (command.name === 'payments') {
+        const payments = await listPayments(journal, { payer: cli.wallet!, limit: 1_000 });
+        print({ wallet: cli.wallet, payments }, describePayments(`wallet ${cli.wallet}`, payments));
+      } else {
+        const id = rest[0]!;
+        await manager.get(id);
+        const payments = await listPayments(journal, { keyId: id, limit: 1_000 });
+        print({ id, payments }, describePayments(`key ${id}`, payments));
+      }
+    } else if (command.name === 'plans') {
       await runPlans(cli, new PlanManager({ config, plans: store.plans, keys: store.registry, now: () => Date.now() }), { print });
     } else if (exporting) {
       const written = await runUsageExport(cli, { config, registry: store.registry, usage: store.usage, now: () => Date.now() }, io.stream);

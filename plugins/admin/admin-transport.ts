@@ -15,6 +15,7 @@ import { DASHBOARD_HEADER, type DashboardSessions } from './dashboard-sessions.j
 import { reloadConfig } from './config-reload-route.js';
 // The token only (this file loads nothing else): the file API's plans, when the ipfs plugin runs.
 import { PlanStorageBytesToken } from '../ipfs/storage-allowance.js';
+import { listPayments, PaymentJournalKey, WALLET_PATTERN, type PaymentLister } from './payment-list.js';
 
 /** An admin API error: a stable code and a message, answered as `{ "error": { code, message } }`. */
 class AdminError extends Error {
@@ -115,6 +116,15 @@ function plansByName(plans: readonly PlanView[]): Record<string, Omit<PlanView, 
   return Object.fromEntries(plans.map(({ name, ...plan }) => [name, plan]));
 }
 
+/** The `limit` query parameter of a payment list: 1 to 1,000, default 100. */
+function paymentLimit(query: URLSearchParams): number {
+  const text = query.get('limit');
+  if (text === null) return 100;
+  const limit = Number(text);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1_000) throw new AdminError(400, 'bad_request', 'limit: must be an integer from 1 to 1000');
+  return limit;
+}
+
 /** What a route answers: a JSON body, or a usage export streamed as it is read. */
 type AdminAnswer = { status: number; body: unknown } | { status: 200; export: UsageExport };
 
@@ -129,7 +139,7 @@ function optionalObject(body: Record<string, unknown>, name: string): Record<str
  * The admin HTTP API under a path prefix (default `/admin/v1`), for operators: keys (create, list,
  * rotate, revoke, plan, settings sections such as `security`), usage per key, day and method, plans
  * (the config's, and managed ones: create, change, delete), a usage export of every key for a range of
- * days (CSV or JSON, streamed), and upstream status. Every request needs
+ * days (CSV or JSON, streamed), x402 payments by key and by wallet (with the payments plugin), and upstream status. Every request needs
  * `Authorization: Bearer <token>`, compared in constant time; without it the answer is 401 and nothing
  * else is revealed. Answers are JSON and never cached.
  */
@@ -236,6 +246,16 @@ export class AdminTransport implements Transport {
       );
       return { status: 200, export: exported };
     }
+    if (first === 'payments' && id === undefined) {
+      allow('GET');
+      const wallet = query.get('wallet') ?? undefined;
+      const key = query.get('key') ?? undefined;
+      if (wallet !== undefined && !WALLET_PATTERN.test(wallet)) throw new AdminError(400, 'bad_request', 'wallet: must be an address (0x and 40 hex digits)');
+      if (wallet === undefined && key === undefined) throw new AdminError(400, 'bad_request', 'give wallet=0x… or key=<id>');
+      const journal = this.#journal(gateway);
+      const payments = journal === undefined ? [] : await listPayments(journal, { payer: wallet, keyId: key, limit: paymentLimit(query) });
+      return { status: 200, body: { ...(wallet === undefined ? {} : { wallet }), ...(key === undefined ? {} : { key }), takesPayments: journal !== undefined, payments } };
+    }
     if (first === 'keys' && id === undefined) {
       allow('GET', 'POST');
       if (method === 'GET') return { status: 200, body: { keys: await manager.list() } };
@@ -276,6 +296,13 @@ export class AdminTransport implements Transport {
         allow('POST');
         return { status: 200, body: { key: await manager.revoke(id) } };
       }
+      if (action === 'payments') {
+        allow('GET');
+        const journal = this.#journal(gateway);
+        await manager.get(id);
+        const payments = journal === undefined ? [] : await listPayments(journal, { keyId: id, limit: paymentLimit(query) });
+        return { status: 200, body: { id, takesPayments: journal !== undefined, payments } };
+      }
       if (action === 'credits') {
         allow('POST');
         const body = await readJson(req, res, this.#settings.maxBodyBytes);
@@ -300,6 +327,11 @@ export class AdminTransport implements Transport {
       }
     }
     throw new AdminError(404, 'not_found', `no admin route ${method} ${this.#settings.prefix}${path}`);
+  }
+
+  /** The payments plugin's journal; undefined when the gateway takes no payments (the plugin is not loaded). */
+  #journal(gateway: GatewayRuntime): PaymentLister | undefined {
+    return gateway.container.isRegistered(PaymentJournalKey, true) ? gateway.container.resolve(PaymentJournalKey) : undefined;
   }
 
   #registry(gateway: GatewayRuntime): KeyRegistry | undefined {

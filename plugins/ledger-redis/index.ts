@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-export { ledgerRedis, type RedisLedgerPlugin } from './plugin.js';
+export { ledgerRedis, RedisConnectionToken, type RedisLedgerPlugin } from './plugin.js';
 export { createRedisStore, type RedisStore } from './redis-store.js';
 export { RedisConnection, type StoreClient, type ScriptCommands, type ConnectionTransition } from './connection.js';
 export { PendingWrites } from './pending-writes.js';

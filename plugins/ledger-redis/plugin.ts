@@ -1,5 +1,6 @@
 import { KeyRegistryToken, LayeredKeyStore, MeteringToken, PlanRegistryToken } from '../../core/store-api.js';
-import { PluginError, Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
+import { PluginError, Tokens, type InjectionToken, type TollgatePlugin } from '../../core/plugin-api.js';
+import type { RedisConnection } from './connection.js';
 import { LEDGER_REDIS_PLUGIN, resolveRedisSettings, type RedisLedgerSettings } from './settings.js';
 import { createRedisStore, type RedisStore } from './redis-store.js';
 import { exportConnectionMetrics } from './connection-metrics.js';
@@ -8,6 +9,12 @@ import { RedisFilterStore } from './redis-filter-store.js';
 import { RedisPinStore } from './redis-pin-store.js';
 import { RedisDedupMarks } from './redis-dedup-marks.js';
 import { RedisUpstreamBudgets } from './upstream-budgets.js';
+
+/**
+ * The container token of the store's connection, for plugins that keep keys of their own in the store's
+ * Redis (the payments plugin's journal). `Symbol.for`, so they find it without importing this plugin.
+ */
+export const RedisConnectionToken = Symbol.for('tollgate.ledger-redis.Connection') as InjectionToken<RedisConnection>;
 
 /** The Redis store plugin, with access to its store once registered. */
 export interface RedisLedgerPlugin extends TollgatePlugin {
@@ -61,6 +68,7 @@ export function ledgerRedis(options: RedisLedgerSettings = {}): RedisLedgerPlugi
       container.register(Tokens.PinStore, { useValue: new RedisPinStore(store.connection) });
       container.register(Tokens.UpstreamBudgets, { useValue: new RedisUpstreamBudgets(store.connection, container.resolve(Tokens.Logger)) });
       container.register(Tokens.DedupMarks, { useValue: new RedisDedupMarks(store.connection, container.resolve(Tokens.Logger)) });
+      container.register(RedisConnectionToken, { useValue: store.connection });
     },
     async start() {
       try {

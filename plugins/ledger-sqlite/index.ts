@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-export { ledgerSqlite, type SqliteLedgerPlugin } from './plugin.js';
+export { ledgerSqlite, SqliteDatabaseToken, type SqliteLedgerPlugin } from './plugin.js';
 export { openSqliteStore, type SqliteStore } from './sqlite-store.js';
 export { SqliteCreditLedger } from './sqlite-credit-ledger.js';
 export { SqliteKeyRegistry } from './sqlite-key-registry.js';

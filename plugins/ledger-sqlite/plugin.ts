@@ -1,10 +1,17 @@
 import { instanceCachingFactory, KeyRegistryToken, LayeredKeyStore, PlanRegistryToken } from '../../core/store-api.js';
-import { PluginError, Tokens, type TollgatePlugin } from '../../core/plugin-api.js';
+import { PluginError, Tokens, type InjectionToken, type TollgatePlugin } from '../../core/plugin-api.js';
+import type { SqliteDatabase } from './database.js';
 import { LEDGER_SQLITE_PLUGIN, resolveSqliteSettings, type SqliteLedgerSettings } from './settings.js';
 import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
 import { SqliteFilterStore } from './sqlite-filter-store.js';
 import { SqlitePinStore } from './sqlite-pin-store.js';
 import { SqliteDedupMarks } from './sqlite-dedup-marks.js';
+
+/**
+ * The container token of the open store's connection, for plugins that keep tables of their own in the
+ * store's file (the payments plugin's journal). `Symbol.for`, so they find it without importing this plugin.
+ */
+export const SqliteDatabaseToken = Symbol.for('tollgate.ledger-sqlite.Database') as InjectionToken<SqliteDatabase>;
 
 /** The SQLite store plugin, with access to its store once registered. */
 export interface SqliteLedgerPlugin extends TollgatePlugin {
@@ -55,6 +62,7 @@ export function ledgerSqlite(options: SqliteLedgerSettings = {}): SqliteLedgerPl
       container.register(Tokens.FilterStore, { useFactory: instanceCachingFactory(() => new SqliteFilterStore(opened().db)) });
       container.register(Tokens.PinStore, { useFactory: instanceCachingFactory(() => new SqlitePinStore(opened().db)) });
       container.register(Tokens.DedupMarks, { useFactory: instanceCachingFactory(() => new SqliteDedupMarks(opened().db)) });
+      container.register(SqliteDatabaseToken, { useFactory: () => opened().db });
     },
     async start() {
       try {

@@ -1,4 +1,4 @@
-import { FacilitatorUnavailableError, type PaymentFacilitator } from './facilitator.js';
+import { FacilitatorUnavailableError, type AuthorizationState, type PaymentFacilitator } from './facilitator.js';
 import { viem, viemAccounts, x402Evm, x402EvmFacilitator, x402Facilitator } from './peers.js';
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from './x402-types.js';
 
@@ -24,6 +24,17 @@ export interface EmbeddedFacilitator extends PaymentFacilitator {
   /** The settlement key's address (it needs the chain's native coin for gas). */
   readonly address: `0x${string}`;
 }
+
+const AUTHORIZATION_STATE = [{
+  type: 'function', name: 'authorizationState', stateMutability: 'view',
+  inputs: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }], outputs: [{ name: '', type: 'bool' }],
+}] as const;
+const AUTHORIZATION_USED = {
+  type: 'event', name: 'AuthorizationUsed',
+  inputs: [{ name: 'authorizer', type: 'address', indexed: true }, { name: 'nonce', type: 'bytes32', indexed: true }],
+} as const;
+/** How many blocks back the `AuthorizationUsed` log of a used authorization is looked for. */
+const LOG_LOOKBACK = 10_000n;
 
 /**
  * A facilitator inside the gateway: `@x402/evm`'s exact-scheme facilitator (EIP-3009
@@ -68,6 +79,30 @@ export function embeddedFacilitator(options: EmbeddedFacilitatorOptions): Embedd
         return await facilitator.settle(payload, requirements);
       } catch (error) {
         throw new FacilitatorUnavailableError('settle', (error as Error).message, { cause: error });
+      }
+    },
+    async authorizationState(_network: string, asset: string, authorizer: string, nonce: string): Promise<AuthorizationState> {
+      let used: boolean;
+      try {
+        used = await wallet.readContract({ address: asset as `0x${string}`, abi: AUTHORIZATION_STATE, functionName: 'authorizationState', args: [authorizer as `0x${string}`, nonce as `0x${string}`] });
+      } catch (error) {
+        throw new FacilitatorUnavailableError('authorizationState', (error as Error).message, { cause: error });
+      }
+      if (!used) return { used, transaction: undefined };
+      // Where it was used: the token's AuthorizationUsed log, looked for in the recent blocks (a node may
+      // refuse a wider range); not finding it leaves the transaction unknown, the payment still settled.
+      try {
+        const latest = await wallet.getBlockNumber();
+        const logs = await wallet.getLogs({
+          address: asset as `0x${string}`,
+          event: AUTHORIZATION_USED,
+          args: { authorizer: authorizer as `0x${string}`, nonce: nonce as `0x${string}` },
+          fromBlock: latest > LOG_LOOKBACK ? latest - LOG_LOOKBACK : 0n,
+          toBlock: latest,
+        });
+        return { used, transaction: logs.at(-1)?.transactionHash ?? undefined };
+      } catch {
+        return { used, transaction: undefined };
       }
     },
   };

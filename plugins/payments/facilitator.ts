@@ -14,6 +14,22 @@ export interface PaymentFacilitator {
   verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>;
   /** Settles `payload`: on success `transaction` is the settlement's transaction hash. */
   settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>;
+  /**
+   * Asks the token whether `authorizer` used the EIP-3009 authorization `nonce` (its
+   * `authorizationState`), and if so in which transaction (its `AuthorizationUsed` log). Only a
+   * facilitator that reaches the chain has it (the embedded one); a facilitator by URL cannot be asked.
+   *
+   * @throws FacilitatorUnavailableError when the chain could not be asked.
+   */
+  authorizationState?(network: string, asset: string, authorizer: string, nonce: string): Promise<AuthorizationState>;
+}
+
+/** Whether an EIP-3009 authorization was used on chain, and where. */
+export interface AuthorizationState {
+  /** The token's `authorizationState(authorizer, nonce)`: true once it was used (or cancelled). */
+  readonly used: boolean;
+  /** The transaction of its `AuthorizationUsed` log, when found. */
+  readonly transaction: string | undefined;
 }
 
 /**
@@ -24,8 +40,8 @@ export class FacilitatorUnavailableError extends Error {
   /** Stable code. */
   readonly code = 'FACILITATOR_UNAVAILABLE';
   /** The operation that failed. */
-  readonly operation: 'verify' | 'settle';
-  constructor(operation: 'verify' | 'settle', message: string, options?: ErrorOptions) {
+  readonly operation: 'verify' | 'settle' | 'authorizationState';
+  constructor(operation: 'verify' | 'settle' | 'authorizationState', message: string, options?: ErrorOptions) {
     super(`the x402 facilitator's ${operation} failed: ${message}`, options);
     this.name = 'FacilitatorUnavailableError';
     this.operation = operation;

@@ -1,4 +1,4 @@
-import type { InjectionToken } from '../../core/plugin-api.js';
+import type { DependencyContainer, InjectionToken } from '../../core/plugin-api.js';
 import type { GatewayRuntime } from '../../core/transport-api.js';
 import { PluginError, Tokens, TopUpsToken, type TollgatePlugin } from '../../core/plugin-api.js';
 import { KeyRegistryToken, type KeyRegistry } from '../../core/store-api.js';
@@ -10,7 +10,9 @@ import { LedgerPaidCredits, type PaidCredits } from './paid-credits.js';
 import { PaymentDesk } from './payment-desk.js';
 import { payStage, x402TopUps, type RequestPayments } from './pay-stage.js';
 import type { PaymentJournal } from './payment-journal.js';
-import { PAYMENTS_PLUGIN, resolvePaymentsSettings, type PaymentsSettings, type ResolvedPaymentsSettings } from './settings.js';
+import { RedisPaymentJournal, type JournalRedis } from './redis-payment-journal.js';
+import { SqlitePaymentJournal, type JournalDatabase } from './sqlite-payment-journal.js';
+import { PAYMENTS_PLUGIN, resolvePaymentsSettings, type JournalStore, type PaymentsSettings, type ResolvedPaymentsSettings } from './settings.js';
 import { urlFacilitator } from './url-facilitator.js';
 import type { Network } from './x402-types.js';
 import { walletStage } from './wallet-customers.js';
@@ -18,10 +20,37 @@ import { walletStage } from './wallet-customers.js';
 /** The container token of the started plugin's {@link PaymentDesk}. */
 export const PaymentDeskToken = Symbol.for('tollgate.payments.PaymentDesk') as InjectionToken<PaymentDesk>;
 
+/**
+ * The container token of the payment journal the started plugin uses: the admin API lists payments
+ * through it (`Symbol.for`, so a plugin finds it without importing this one and its peers).
+ */
+export const PaymentJournalToken = Symbol.for('tollgate.payments.PaymentJournal') as InjectionToken<PaymentJournal>;
+
+// The store plugins register their connections under these (ledger-sqlite's `SqliteDatabaseToken`,
+// ledger-redis's `RedisConnectionToken`): the default journal lives in the store the gateway loaded.
+const SQLITE_DATABASE = Symbol.for('tollgate.ledger-sqlite.Database') as InjectionToken<JournalDatabase>;
+const REDIS_CONNECTION = Symbol.for('tollgate.ledger-redis.Connection') as InjectionToken<JournalRedis>;
+
+/** The journal `choice` names (undefined: the store the gateway loaded). */
+function journalOf(choice: JournalStore | undefined, container: DependencyContainer): PaymentJournal {
+  const sqlite = container.isRegistered(SQLITE_DATABASE, true);
+  const redis = container.isRegistered(REDIS_CONNECTION, true);
+  const store = choice ?? (redis ? 'redis' : sqlite ? 'sqlite' : 'memory');
+  if (store === 'sqlite') {
+    if (!sqlite) throw new Error(`plugins.${PAYMENTS_PLUGIN}.journal: sqlite needs the SQLite store (plugins.ledger-sqlite) in the gateway`);
+    return new SqlitePaymentJournal(container.resolve(SQLITE_DATABASE));
+  }
+  if (store === 'redis') {
+    if (!redis) throw new Error(`plugins.${PAYMENTS_PLUGIN}.journal: redis needs the Redis store (plugins.ledger-redis) in the gateway`);
+    return new RedisPaymentJournal(container.resolve(REDIS_CONNECTION));
+  }
+  return new MemoryPaymentJournal();
+}
+
 /** `payments({...})`: the settings, and parts given in code only. */
-export interface PaymentsOptions extends PaymentsSettings {
-  /** The journal (default in memory; {@link SqlitePaymentJournal} on the SQLite store's database keeps it). */
-  readonly journal?: PaymentJournal;
+export interface PaymentsOptions extends Omit<PaymentsSettings, 'journal'> {
+  /** The journal: where to keep it (see {@link PaymentsSettings.journal}), or one made in code. */
+  readonly journal?: JournalStore | PaymentJournal;
   /**
    * Where bought credits go (default: the gateway's credit ledger, `Tokens.CreditLedger`, resolved at
    * start, so list the store plugin before this one).
@@ -80,10 +109,13 @@ function facilitatorOf(settings: ResolvedPaymentsSettings, gateway: GatewayRunti
  * ```
  */
 export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
-  const { journal, credits, ...settingsPart } = options;
+  const { journal: journalOption, credits, ...rest } = options;
+  const journal = typeof journalOption === 'object' ? journalOption : undefined;
+  const settingsPart: PaymentsSettings = typeof journalOption === 'string' ? { ...rest, journal: journalOption } : rest;
   let settings: ResolvedPaymentsSettings | undefined;
   let offers: OfferBook | undefined;
   let desk: PaymentDesk | undefined;
+  let scope: DependencyContainer | undefined;
   const started = (): PaymentDesk => {
     if (desk === undefined) throw new Error('the payments plugin is not started in a gateway yet');
     return desk;
@@ -94,9 +126,11 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
       return started();
     },
     register(container, config) {
+      scope = container;
       settings = resolvePaymentsSettings([settingsPart, config.plugins[PAYMENTS_PLUGIN]]);
       offers = new OfferBook(settings.offers);
       container.register(PaymentDeskToken, { useFactory: () => started() });
+      container.register(PaymentJournalToken, { useFactory: () => started().journal });
       // The 402 of a key whose plan sells bundles offers them; a request that pays is taken before meter.
       container.register(TopUpsToken, { useValue: x402TopUps(offers) });
       // One payment per HTTP request, whichever stage takes it: a wallet's payment, taken before
@@ -129,16 +163,23 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
           throw new PluginError(`${PAYMENTS_PLUGIN}: wallets.plan "${resolved.wallets.plan}" is not a plan of the config`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN });
         }
       }
+      let chosen: PaymentJournal;
+      try {
+        chosen = journal ?? journalOf(resolved.journal, scope as DependencyContainer);
+      } catch (error) {
+        throw new PluginError(`${PAYMENTS_PLUGIN}: ${(error as Error).message}`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN, cause: error });
+      }
       let paid: PaidCredits;
       try {
         paid = credits ?? new LedgerPaidCredits(gateway.container.resolve(Tokens.CreditLedger), () => gateway.clock.now());
       } catch (error) {
         throw new PluginError(`${PAYMENTS_PLUGIN}: the gateway's credit ledger is not open (list the store plugin before payments): ${(error as Error).message}`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN, cause: error });
       }
-      desk = new PaymentDesk({ offers: offers as OfferBook, facilitator: facilitatorOf(resolved, gateway), journal: journal ?? new MemoryPaymentJournal(), credits: paid });
+      desk = new PaymentDesk({ offers: offers as OfferBook, facilitator: facilitatorOf(resolved, gateway), journal: chosen, credits: paid });
       try {
         const recovered = await desk.recover();
-        if (recovered > 0) gateway.logger.info({ recovered }, 'payments: credited payments settled before a restart');
+        if (recovered.credited + recovered.failed + recovered.pending > 0) gateway.logger.info({ ...recovered }, 'payments: resolved payments a restart interrupted');
+        if (recovered.pending > 0) gateway.logger.warn({ pending: recovered.pending }, 'payments: some interrupted payments could not be resolved yet (the chain could not be asked); they are resolved at the next start or when their header is sent again');
       } catch (error) {
         throw new PluginError(`${PAYMENTS_PLUGIN}: recovering settled payments failed: ${(error as Error).message}`, { code: 'PLUGIN_START_FAILED', plugin: PAYMENTS_PLUGIN, cause: error });
       }

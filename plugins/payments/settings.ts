@@ -75,9 +75,17 @@ export interface PaymentsSettings {
   readonly offers?: Readonly<Record<string, readonly BundleOffer[]>>;
   /** Who verifies and settles payments: exactly one of `url` or `embedded`. */
   readonly facilitator?: FacilitatorChoice;
+  /**
+   * Where the payment journal is kept (default: the store the gateway loaded, so instances sharing a
+   * store share the journal: `sqlite` with the SQLite store, `redis` with the Redis store, else `memory`).
+   */
+  readonly journal?: JournalStore;
   /** Wallet customers (off when absent): keys for wallets that pay without one. Needs a store that keeps keys. */
   readonly wallets?: WalletSettings;
 }
+
+/** Where the payment journal is kept. */
+export type JournalStore = 'memory' | 'sqlite' | 'redis';
 
 /** The facilitator, as settings give it: exactly one member. */
 export interface FacilitatorChoice {
@@ -109,6 +117,8 @@ export interface ResolvedPaymentsSettings {
   readonly offers: Readonly<Record<string, ReadonlyArray<Required<BundleOffer>>>>;
   /** See {@link PaymentsSettings.facilitator}. */
   readonly facilitator: ResolvedUrlFacilitator | ResolvedEmbeddedFacilitator;
+  /** See {@link PaymentsSettings.journal}; absent: the store the gateway loaded. */
+  readonly journal?: JournalStore;
   /** See {@link PaymentsSettings.wallets}. */
   readonly wallets?: WalletSettings;
 }
@@ -139,6 +149,7 @@ const SETTINGS_SCHEMA = {
   additionalProperties: false,
   properties: {
     offers: { type: 'object', additionalProperties: { type: 'array', items: OFFER_SCHEMA, problem: 'must be a list of bundles' }, default: {} },
+    journal: { type: 'string', enum: ['memory', 'sqlite', 'redis'], problem: 'must be memory, sqlite or redis' },
     facilitator: {
       type: 'object',
       additionalProperties: false,
@@ -181,6 +192,7 @@ const SETTINGS_SCHEMA = {
 
 interface Validated {
   offers: Record<string, Required<BundleOffer>[]>;
+  journal?: JournalStore;
   facilitator: { url?: { url: string; timeoutMs: number }; embedded?: { rpcUrl?: string; network?: string; settlementKey: string; confirmationTimeoutMs: number } };
   wallets?: WalletSettings;
 }
@@ -205,9 +217,9 @@ function crossChecks({ offers, facilitator, wallets }: Validated): string[] {
  * @throws ConfigError naming each offending field.
  */
 export function resolvePaymentsSettings(sources: ReadonlyArray<object | undefined>, where = `plugins.${PAYMENTS_PLUGIN}`): ResolvedPaymentsSettings {
-  const { offers, facilitator, wallets } = validateSettings<Validated>(SETTINGS_SCHEMA, sources, where, crossChecks);
+  const { offers, facilitator, wallets, journal } = validateSettings<Validated>(SETTINGS_SCHEMA, sources, where, crossChecks);
   const chosen = facilitator.url !== undefined
     ? { kind: 'url' as const, ...facilitator.url }
     : { kind: 'embedded' as const, ...(facilitator.embedded as NonNullable<Validated['facilitator']['embedded']>) };
-  return { offers, facilitator: chosen, ...(wallets === undefined ? {} : { wallets }) };
+  return { offers, facilitator: chosen, ...(wallets === undefined ? {} : { wallets }), ...(journal === undefined ? {} : { journal }) };
 }

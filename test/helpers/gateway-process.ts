@@ -29,6 +29,8 @@ export interface GatewayProcessSpec {
   readonly admin?: boolean;
   /** Adds the health plugin (`/healthz`, `/readyz`). */
   readonly health?: boolean;
+  /** Adds the payments plugin (its settings in `config.plugins.payments`), after the store. */
+  readonly payments?: boolean;
 }
 
 /** A running gateway child. */
@@ -114,9 +116,11 @@ if (process.env.TOLLGATE_TEST_GATEWAY !== undefined && process.argv[1] === scrip
   const spec = JSON.parse(process.env.TOLLGATE_TEST_GATEWAY) as GatewayProcessSpec;
   const clock = spec.clockMs === undefined ? systemClock : new SteppedClock(spec.clockMs);
   const store: TollgatePlugin[] = spec.store === 'sqlite' ? [ledgerSqlite()] : spec.store === 'redis' ? [ledgerRedis()] : [];
+  // Imported only when asked for: the payments plugin needs the x402 peers.
+  const paying: TollgatePlugin[] = spec.payments === true ? [(await import('../../plugins/payments/index.js')).payments()] : [];
   const gateway = await createGateway({
     config: { ...spec.config, log: { level: 'warn', ...spec.config.log }, server: { ...spec.config.server, host: '127.0.0.1', port: 0 } },
-    plugins: [...store, ...(spec.admin === true ? [admin()] : []), ...(spec.health === true ? [health()] : []), httpTransport(), ...(spec.ws === undefined ? [] : [wsTransport(spec.ws)]), evmFamily()],
+    plugins: [...store, ...paying, ...(spec.admin === true ? [admin()] : []), ...(spec.health === true ? [health()] : []), httpTransport(), ...(spec.ws === undefined ? [] : [wsTransport(spec.ws)]), evmFamily()],
     clock,
   });
   const server = await gateway.listen();

@@ -96,10 +96,11 @@ async function loadDetail() {
   if (id === undefined) return;
   const { from, to } = range();
   const q = `from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
-  const [{ key, balance, storage }, { days }, traffic] = await Promise.all([
+  const [{ key, balance, storage }, { days }, traffic, paid] = await Promise.all([
     api(`/keys/${encodeURIComponent(id)}`),
     api(`/keys/${encodeURIComponent(id)}/usage?${q}`),
     api(`/keys/${encodeURIComponent(id)}/traffic?${q}`),
+    api(`/keys/${encodeURIComponent(id)}/payments`),
   ]);
   $('detail-id').textContent = key.id;
   $('used-today').textContent = fmt(balance.used);
@@ -112,6 +113,20 @@ async function loadDetail() {
   $('stored-bytes').textContent = fmt(storage.bytes);
   $('stored-pins').textContent = fmt(storage.pins);
   $('storage-limit').textContent = storage.limitBytes === undefined ? 'no limit on its plan' : `its plan allows ${fmt(storage.limitBytes)} bytes`;
+
+  // The x402 payments that bought the key credits, newest first (a gateway without the payments plugin: no tile).
+  show('payments-tile', paid.takesPayments);
+  show('payments-none', paid.payments.length === 0);
+  fillTable('payments', paid.payments, (tr, p) => {
+    tr.dataset.payment = p.id;
+    cell(tr, p.startedAt);
+    const state = cell(tr, p.state);
+    state.className = `pay-${p.state}`;
+    cell(tr, p.credits, true);
+    cell(tr, `${p.amount} ${p.asset.slice(0, 10)}…`);
+    cell(tr, p.payer);
+    cell(tr, p.transaction ?? p.failure);
+  });
 
   series('chart-days', days.map((d) => d.day), 'Credits', days.map((d) => d.total.credits));
 
