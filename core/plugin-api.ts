@@ -31,7 +31,7 @@ export { systemClock, type Clock } from './util/clock.js';
 export { importPeer, MissingPeerError } from './plugin/optional-peer.js';
 export { usageOf } from './usage/usage.js';
 export { type CallObserver } from './contracts/usage.js';
-export { TopUpsToken, type TopUps, type TopUpOffer, type TopUpRequest } from './contracts/top-ups.js';
+export { TopUpsToken, type TopUps, type TopUpOffer, type TopUpOutcome, type TopUpRequest } from './contracts/top-ups.js';
 export { readConfigFile, ConfigError, type ConfigFileData } from './config/load-config.js';
 export { AddressRanges, addressRangeProblem } from './config/address-ranges.js';
 export { interpolateEnv, type ConfigEnvironment, type Interpolated } from './config/interpolate-env.js';

@@ -25,6 +25,10 @@ import { until } from './helpers/until.js';
 // for the journal's `settling` entry and the relay's held answer, kills the child, and starts it again:
 // the payment is credited once to the key's paid balance, and the payer paid once.
 
+// Six gateway child processes in all (three per case, each loading the x402 packages through tsx): past
+// the suite's 120 s on two busy cores.
+t.setTimeout(300_000);
+
 const anvil = await startAnvil();
 t.teardown(() => anvil.stop());
 const seed = await seedDevnet(anvil.url, { stablecoin: true });

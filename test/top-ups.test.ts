@@ -1,6 +1,7 @@
 import t from 'tap';
 import WebSocket from 'ws';
-import { Errors, TopUpsToken, type TollgatePlugin, type TopUpRequest } from '../core/plugin-api.js';
+import { Errors, GatewayError, Tokens, TopUpsToken, step, type TollgatePlugin, type TopUpRequest } from '../core/plugin-api.js';
+import type { CreditLedger } from '../core/store-api.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { wsTransport } from '../plugins/ws/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
@@ -69,4 +70,63 @@ t.test('a WebSocket closed with 4402 gets the hint, cut to the 123 bytes of a cl
   t.notOk(reason.includes('\uFFFD'), 'no broken character');
   t.match(asked.at(-1), { key: { id: 'sold' }, transport: 'ws', network: 'eth' });
   t.same(await closeOf('top-ups-plain-key-001'), { code: 4402, reason: 'daily credit limit reached' });
+});
+
+// `take`: a top-up the request carries (here a voucher header, not a payment protocol), taken by `meter`
+// right before it charges. A guard stage anchored before `meter` is listed AFTER the voucher plugin, so
+// a stage the voucher plugin had placed before `meter` would run before the guard: `take` must not.
+t.test('meter takes the request\'s top-up right before it charges: after every other stage, whatever the plugins\' order, its credits there for the charge', async (t) => {
+  const node = await startTinyUpstream();
+  t.teardown(() => node.close());
+  const taken: string[] = [];
+  let ledger: CreditLedger | undefined;
+  const vouchers: TollgatePlugin = {
+    name: 'vouchers',
+    register(container) {
+      container.register(TopUpsToken, {
+        useValue: {
+          offer: () => undefined,
+          take: (request) => {
+            const voucher = request.headers?.['x-voucher'];
+            if (typeof voucher !== 'string') return undefined;
+            taken.push(voucher);
+            if (voucher === 'forged') return Promise.resolve({ ok: false, error: new GatewayError(Errors.PAYMENT_REFUSED, { data: { code: 'FORGED' } }) });
+            ledger ??= container.resolve(Tokens.CreditLedger);
+            return Promise.resolve(ledger.topUp(request.key.id, 160, voucher)).then(() => ({ ok: true as const, headers: { 'x-voucher-applied': voucher } }));
+          },
+        },
+      });
+    },
+  };
+  const guard: TollgatePlugin = {
+    name: 'guard',
+    register(container) {
+      container.register(Tokens.Stage, {
+        useValue: { name: 'guard', before: 'meter', create: () => step((ctx) => { if (ctx.call.method === 'eth_chainId') throw new GatewayError(Errors.FORBIDDEN); }) },
+      });
+    },
+  };
+  const gw = await startTestGateway({
+    plans: { bought: { dailyCredits: 0, creditsPerSecond: 1e6, failover: false } },
+    keys: [{ key: 'top-ups-voucher-key-01', id: 'voucher', plan: 'bought' }],
+    networks: [{ name: 'eth', families: ['evm'], upstreams: [{ url: node.url }] }],
+  }, [vouchers, guard, httpTransport(), evmFamily()]);
+  t.teardown(() => gw.close());
+  const url = gw.url('eth', 'top-ups-voucher-key-01');
+  const send = (body: unknown, voucher: string) => post(url, body, { 'content-type': 'application/json', 'x-voucher': voucher });
+
+  const refusedByGuard = await send(rpc('eth_chainId', []), 'v1');
+  t.equal(refusedByGuard.status, 403);
+  t.same(taken, [], 'a call the guard refused took no top-up, though the guard is listed after the plugin');
+
+  const batch = await send([rpc('eth_blockNumber', [], 1), rpc('eth_blockNumber', [], 2)], 'v2');
+  t.equal(batch.status, 200);
+  t.equal(batch.headers['x-voucher-applied'], 'v2');
+  t.same(taken, ['v2', 'v2'], 'each call of the batch asked (the voucher is applied once: its id)');
+  t.match(await ledger!.balance('voucher', 0, new Date()), { used: 0, paidRemaining: 0 }, 'the 160 credits paid for the two calls of 80');
+
+  const forged = await send(rpc('eth_blockNumber', []), 'forged');
+  t.equal(forged.status, 402);
+  t.match(forged.json, { error: { code: Errors.PAYMENT_REFUSED.code, data: { code: 'FORGED' } } });
+  t.equal(node.answered(), 2, 'the node answered the batch only');
 });

@@ -1,8 +1,9 @@
 // The top-ups port: what a key whose balance is spent can do to get more credits, as its refusal says it.
 import type { InjectionToken } from 'tsyringe';
+import type { GatewayError } from '../errors/gateway-error.js';
 import type { ApiKeyRecord, Plan } from './keys.js';
 
-/** Whose balance ran out, and where: what a {@link TopUps} offer is built for. */
+/** Whose balance ran out (or is about to be charged), and where: what a {@link TopUps} works on. */
 export interface TopUpRequest {
   /** The key. */
   readonly key: ApiKeyRecord;
@@ -34,6 +35,16 @@ export interface TopUpOffer {
 }
 
 /**
+ * The outcome of {@link TopUps.take}: taken (`ok: true`; its credits are in the key's balance, and the
+ * call's answer gets `headers`, lower-cased names: a receipt of the top-up), or refused (`ok: false`; the
+ * call fails with `error`, a catalog error with its status, data and headers, the offer again among them,
+ * and is neither charged nor served).
+ */
+export type TopUpOutcome =
+  | { readonly ok: true; readonly headers?: Readonly<Record<string, string>> }
+  | { readonly ok: false; readonly error: GatewayError };
+
+/**
  * What a key whose balance cannot pay for a call can do to get more credits. The `meter` stage asks it
  * when it refuses a call with `CREDITS_EXHAUSTED` and adds the offer's headers and data to the refusal;
  * a connection-holding transport adds its `closeHint` to the close it answers the refusal with. Optional:
@@ -53,6 +64,15 @@ export interface TopUpOffer {
 export interface TopUps {
   /** The offer for a key whose balance is spent, or undefined when it has none. */
   offer(request: TopUpRequest): TopUpOffer | undefined;
+  /**
+   * Takes the top-up the request carries (a payment in a header), before the call is charged: undefined
+   * when it carries none. The `meter` stage asks it right before it charges a call that costs credits,
+   * so it runs after every other stage before `meter` (a call a policy stage refuses spends nothing,
+   * whatever the plugins' order), and the credits it adds are there for the charge. The calls of one
+   * request (a batch's) share its headers object: an implementation takes a request's top-up once and
+   * answers each of its calls with that one outcome.
+   */
+  take?(request: TopUpRequest): Promise<TopUpOutcome> | undefined;
 }
 
 /** The container token of the gateway's {@link TopUps}, when a plugin registered one. */

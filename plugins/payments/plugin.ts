@@ -8,7 +8,7 @@ import { MemoryPaymentJournal } from './memory-payment-journal.js';
 import { OfferBook } from './offers.js';
 import { LedgerPaidCredits, type PaidCredits } from './paid-credits.js';
 import { PaymentDesk } from './payment-desk.js';
-import { payStage, x402TopUps, type RequestPayments } from './pay-stage.js';
+import { x402TopUps, type RequestPayments } from './x402-top-ups.js';
 import type { PaymentJournal } from './payment-journal.js';
 import { RedisPaymentJournal, type JournalRedis } from './redis-payment-journal.js';
 import { SqlitePaymentJournal, type JournalDatabase } from './sqlite-payment-journal.js';
@@ -131,12 +131,12 @@ export function payments(options: PaymentsOptions = {}): PaymentsPlugin {
       offers = new OfferBook(settings.offers);
       container.register(PaymentDeskToken, { useFactory: () => started() });
       container.register(PaymentJournalToken, { useFactory: () => started().journal });
-      // The 402 of a key whose plan sells bundles offers them; a request that pays is taken before meter.
-      container.register(TopUpsToken, { useValue: x402TopUps(offers) });
-      // One payment per HTTP request, whichever stage takes it: a wallet's payment, taken before
-      // authenticate, is the one the pay stage finds for the request.
+      // One payment per HTTP request, whichever step takes it: a wallet's payment, taken before
+      // authenticate, is the one meter's top-up finds for the request.
       const taken: RequestPayments = new WeakMap();
-      container.register(Tokens.Stage, { useValue: payStage(started, taken) });
+      // The 402 of a key whose plan sells bundles offers them; a request's payment is taken by meter,
+      // right before it charges (after every other stage, whatever the plugins' order).
+      container.register(TopUpsToken, { useValue: x402TopUps({ offers, desk: started, taken }) });
       const wallets = settings.wallets;
       if (wallets !== undefined) {
         let registry: KeyRegistry | undefined;

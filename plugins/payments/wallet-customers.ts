@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { GatewayError, Errors, step, type RequestContext, type StageDefinition, type Clock } from '../../core/plugin-api.js';
 import { apiKeyHash, recordOf, type KeyRegistry, type StoredKey } from '../../core/store-api.js';
 import type { PaymentDesk } from './payment-desk.js';
-import { first, paymentRequiredFor, refused, PAYMENT_REQUIRED_HEADER, PAYMENT_SIGNATURE_HEADER, type RequestPayments } from './pay-stage.js';
+import { first, paymentRequiredFor, refused, PAYMENT_REQUIRED_HEADER, PAYMENT_SIGNATURE_HEADER, type RequestPayments } from './x402-top-ups.js';
 import { refusal } from './payment-refusal.js';
 import { x402Http } from './peers.js';
 import type { WalletSettings } from './settings.js';
@@ -55,7 +55,7 @@ export interface WalletParts {
   readonly desk: () => PaymentDesk;
   /** The gateway's key registry. */
   readonly registry: () => KeyRegistry;
-  /** The request's payment, shared with the pay stage (which then finds it taken). */
+  /** The request's payment, shared with the plugin's `TopUps.take` (which then finds it taken). */
   readonly taken: RequestPayments;
 }
 
@@ -98,7 +98,7 @@ export function walletStage(parts: WalletParts): StageDefinition {
           admissions.set(ctx.meta, admission);
         }
         return admission.then(({ key, apiKey }) => {
-          // authenticate admits it; the pay stage finds the request's payment taken and adds PAYMENT-RESPONSE.
+          // authenticate admits it; meter's top-up finds the request's payment taken and adds PAYMENT-RESPONSE.
           ctx.key = recordOf(key);
           if (apiKey !== undefined) ctx.replyHeaders = { ...ctx.replyHeaders, [WALLET_KEY_HEADER]: apiKey };
         });
@@ -122,19 +122,21 @@ async function admit(ctx: RequestContext, header: string, parts: WalletParts, cl
   const desk = parts.desk();
   const registry = parts.registry();
   const payer = payerOf(header);
-  if (payer === undefined) throw refused(refusal('PAYMENT_MALFORMED', 'the PAYMENT-SIGNATURE header is not an x402 EIP-3009 payment'), desk.offers, settings.plan, ctx);
+  if (payer === undefined) throw refused(refusal('PAYMENT_MALFORMED', 'the PAYMENT-SIGNATURE header is not an x402 EIP-3009 payment'), desk.offers, settings.plan, ctx.network.name, ctx.meta.headers);
   const wallet = walletKeyOf(settings.keySecret, payer);
   const known = await registry.get(wallet.id);
   // An operator revoked this wallet's key: take nothing, as for any revoked key.
   if (known?.revokedAt !== undefined) throw new GatewayError(Errors.UNAUTHORIZED, { message: `the key of wallet ${payer} is revoked` });
   const plan = known?.plan ?? settings.plan;
-  let payment = parts.taken.get(ctx.meta);
+  // Keyed by the request's headers object, which every call of the request shares (HTTP has them).
+  const request = ctx.meta.headers as object;
+  let payment = parts.taken.get(request);
   if (payment === undefined) {
     payment = desk.pay(wallet.id, plan, header);
-    parts.taken.set(ctx.meta, payment);
+    parts.taken.set(request, payment);
   }
   const outcome = await payment;
-  if (!outcome.ok) throw refused(outcome, desk.offers, plan, ctx);
+  if (!outcome.ok) throw refused(outcome, desk.offers, plan, ctx.network.name, ctx.meta.headers);
   let key = known;
   if (key === undefined) {
     const now = clock.now();

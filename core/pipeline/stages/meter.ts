@@ -2,7 +2,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import { Errors } from '../../errors/catalog.js';
 import type { RequestContext } from '../../contracts/request-context.js';
 import { MeteringToken, type Charge } from '../../contracts/metering.js';
-import { TopUpsToken, type TopUpOffer } from '../../contracts/top-ups.js';
+import { TopUpsToken, type TopUpOffer, type TopUpOutcome, type TopUpRequest } from '../../contracts/top-ups.js';
 import { isPromise } from '../../util/maybe-promise.js';
 import { step } from '../stage-runner.js';
 import { type Stage, type StageDependencies } from '../../contracts/stage.js';
@@ -14,15 +14,32 @@ import { keyOf, methodOf, planOf } from '../../context/context-access.js';
  * then its daily balance. The charge's refund is registered as compensation, so a call the gateway
  * fails later costs nothing. A call the balance cannot pay for is refused with `CREDITS_EXHAUSTED`,
  * carrying the headers and `error.data` entries of the key's top-up offer when the gateway has a
- * `TopUps` and it offers one.
+ * `TopUps` and it offers one. A top-up the request carries (`TopUps.take`) is taken first, right before
+ * the charge: after every other stage, so a call refused before `meter` spends none.
  */
 export function meter(deps: StageDependencies): Stage {
   const { clock } = deps;
   const metering = deps.container.resolve(MeteringToken);
   const topUps = deps.container.isRegistered(TopUpsToken, true) ? deps.container.resolve(TopUpsToken) : undefined;
 
+  function requestOf(ctx: RequestContext): TopUpRequest {
+    return { key: keyOf(ctx), plan: planOf(ctx), network: ctx.network.name, transport: ctx.transport, headers: ctx.meta.headers };
+  }
+
   function offerOf(ctx: RequestContext): TopUpOffer | undefined {
-    return topUps?.offer({ key: keyOf(ctx), plan: planOf(ctx), network: ctx.network.name, transport: ctx.transport, headers: ctx.meta.headers });
+    return topUps?.offer(requestOf(ctx));
+  }
+
+  function charge(ctx: RequestContext, credits: number): void | Promise<void> {
+    const charged = metering.charge(keyOf(ctx).id, credits, planOf(ctx), clock.now());
+    if (isPromise(charged)) return charged.then((result) => settle(ctx, credits, result));
+    settle(ctx, credits, charged);
+  }
+
+  function afterTopUp(ctx: RequestContext, credits: number, outcome: TopUpOutcome): void | Promise<void> {
+    if (!outcome.ok) throw outcome.error;
+    if (outcome.headers !== undefined) ctx.replyHeaders = { ...ctx.replyHeaders, ...outcome.headers };
+    return charge(ctx, credits);
   }
 
   function settle(ctx: RequestContext, credits: number, charge: Charge): void {
@@ -51,8 +68,8 @@ export function meter(deps: StageDependencies): Stage {
   return step((ctx) => {
     const credits = ctx.credits ?? methodOf(ctx).credits;
     if (credits <= 0) return;
-    const charge = metering.charge(keyOf(ctx).id, credits, planOf(ctx), clock.now());
-    if (isPromise(charge)) return charge.then((result) => settle(ctx, credits, result));
-    settle(ctx, credits, charge);
+    const taking = topUps?.take?.(requestOf(ctx));
+    if (taking !== undefined) return taking.then((outcome) => afterTopUp(ctx, credits, outcome));
+    return charge(ctx, credits);
   });
 }
