@@ -8,6 +8,9 @@ export const REDACTED_PATHS: readonly string[] = [
   'apiKey', '*.apiKey', 'secret', '*.secret', 'token', '*.token', 'password', '*.password',
   'credentials', '*.credentials', 'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
   'headers.cookie', '*.headers.cookie',
+  // x402: the facilitator's settlement key and the secret wallet keys are derived from (config sections,
+  // should one ever be logged), and a payment's signed authorization (usable by whoever reads it first).
+  'settlementKey', '*.settlementKey', 'keySecret', '*.keySecret', 'headers["payment-signature"]', '*.headers["payment-signature"]',
 ];
 
 /**
