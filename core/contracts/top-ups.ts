@@ -41,8 +41,18 @@ export interface TopUpOffer {
  * and is neither charged nor served).
  */
 export type TopUpOutcome =
-  | { readonly ok: true; readonly headers?: Readonly<Record<string, string>> }
-  | { readonly ok: false; readonly error: GatewayError };
+  | {
+      /** Taken. */
+      readonly ok: true;
+      /** Headers added to the call's answer (lower-cased names). */
+      readonly headers?: Readonly<Record<string, string>>;
+    }
+  | {
+      /** Refused. */
+      readonly ok: false;
+      /** What the call answers. */
+      readonly error: GatewayError;
+    };
 
 /**
  * What a key whose balance cannot pay for a call can do to get more credits. The `meter` stage asks it

@@ -17,7 +17,10 @@ export interface JournalRedis {
   /** The client (it may be replaced on reconnection: read it at each use). */
   readonly client: JournalRedisClient;
   /** The store's settings: its key `prefix`. */
-  readonly settings: { readonly prefix: string };
+  readonly settings: {
+    /** What every key name of the store starts with. */
+    readonly prefix: string;
+  };
 }
 
 // Every name carries the one hash tag `{x402}`: a Redis Cluster keeps the journal in one hash slot, so each
