@@ -92,13 +92,15 @@ export function embeddedFacilitator(options: EmbeddedFacilitatorOptions): Embedd
       // Where it was used: the token's AuthorizationUsed log, looked for in the recent blocks (a node may
       // refuse a wider range); not finding it leaves the transaction unknown, the payment still settled.
       try {
-        const latest = await wallet.getBlockNumber();
+        // Never viem's cached block number (it keeps one for its polling interval): a block number from
+        // before the transfer's block would leave the log out of the range.
+        const latest = await wallet.getBlockNumber({ cacheTime: 0 });
         const logs = await wallet.getLogs({
           address: asset as `0x${string}`,
           event: AUTHORIZATION_USED,
           args: { authorizer: authorizer as `0x${string}`, nonce: nonce as `0x${string}` },
           fromBlock: latest > LOG_LOOKBACK ? latest - LOG_LOOKBACK : 0n,
-          toBlock: latest,
+          toBlock: 'latest',
         });
         return { used, transaction: logs.at(-1)?.transactionHash ?? undefined };
       } catch {
