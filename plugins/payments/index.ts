@@ -14,7 +14,7 @@ export { OfferBook, requirementsOf, X402_VERSION, type PricedBundle } from './of
 export { FacilitatorUnavailableError, type PaymentFacilitator, type AuthorizationState } from './facilitator.js';
 export { urlFacilitator, type UrlFacilitatorOptions } from './url-facilitator.js';
 export { embeddedFacilitator, type EmbeddedFacilitator, type EmbeddedFacilitatorOptions } from './embedded-facilitator.js';
-export { paymentIdOf, JOURNAL_LIST_LIMIT, type PaymentJournal, type JournalEntry, type JournalQuery, type SettledPayment, type SettlingPayment, type PaymentState } from './payment-journal.js';
+export { paymentIdOf, JOURNAL_LIST_LIMIT, type PaymentJournal, type JournalEntry, type JournalQuery, type PaymentTerms, type SettledPayment, type SettlingPayment, type PaymentState } from './payment-journal.js';
 export { MemoryPaymentJournal } from './memory-payment-journal.js';
 export { SqlitePaymentJournal, type JournalDatabase, type JournalStatement, type JournalRunResult } from './sqlite-payment-journal.js';
 export { RedisPaymentJournal, type JournalRedis, type JournalRedisClient } from './redis-payment-journal.js';

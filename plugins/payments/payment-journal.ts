@@ -14,8 +14,8 @@ import type { PaymentPayload, PaymentRequirements } from './x402-types.js';
  */
 export type PaymentState = 'settling' | 'settled' | 'credited' | 'failed';
 
-/** A payment about to be settled, as the journal records it before the facilitator's settle is asked. */
-export interface SettlingPayment {
+/** What a payment buys, and from whom to whom: the terms every journal record shares. */
+export interface PaymentTerms {
   /** The payment's identity: `<network>/<asset>/<payer>/<authorization nonce>`, lower case (see {@link paymentIdOf}). */
   readonly id: string;
   /** The key it buys credits for. */
@@ -34,6 +34,10 @@ export interface SettlingPayment {
   readonly amount: string;
   /** Who was paid. */
   readonly payTo: string;
+}
+
+/** A payment about to be settled, as the journal records it before the facilitator's settle is asked. */
+export interface SettlingPayment extends PaymentTerms {
   /** The authorization's nonce (32 bytes, hex). */
   readonly nonce: string;
   /** The authorization's `validBefore` (seconds since the epoch): after it, an unused authorization can never settle. */
@@ -47,25 +51,7 @@ export interface SettlingPayment {
 }
 
 /** A settled payment, as the journal records it when no `settling` entry came before (imports, tests). */
-export interface SettledPayment {
-  /** See {@link SettlingPayment.id}. */
-  readonly id: string;
-  /** The key it buys credits for. */
-  readonly keyId: string;
-  /** The plan whose bundle it bought. */
-  readonly plan: string;
-  /** Credits it buys. */
-  readonly credits: number;
-  /** The payer's address. */
-  readonly payer: string;
-  /** CAIP-2 network. */
-  readonly network: string;
-  /** The token paid in. */
-  readonly asset: string;
-  /** Amount paid, in the token's atomic units. */
-  readonly amount: string;
-  /** Who was paid. */
-  readonly payTo: string;
+export interface SettledPayment extends PaymentTerms {
   /** The settlement's transaction hash. */
   readonly transaction: string;
   /** When it was settled (ms since the epoch). */
@@ -73,25 +59,7 @@ export interface SettledPayment {
 }
 
 /** A payment in the journal. */
-export interface JournalEntry {
-  /** See {@link SettlingPayment.id}. */
-  readonly id: string;
-  /** The key it buys credits for. */
-  readonly keyId: string;
-  /** The plan whose bundle it bought. */
-  readonly plan: string;
-  /** Credits it buys. */
-  readonly credits: number;
-  /** The payer's address. */
-  readonly payer: string;
-  /** CAIP-2 network. */
-  readonly network: string;
-  /** The token paid in. */
-  readonly asset: string;
-  /** Amount paid, in the token's atomic units. */
-  readonly amount: string;
-  /** Who was paid. */
-  readonly payTo: string;
+export interface JournalEntry extends PaymentTerms {
   /** Where it is. */
   readonly state: PaymentState;
   /** The authorization's nonce, when the entry began `settling` (undefined for one recorded settled). */
