@@ -91,8 +91,13 @@ export class RedisCreditLedger implements CreditLedger {
   readonly #lastUsed = new Map<string, number>();
   /** Each key's last known paid balance, by key id. */
   readonly #lastPaid = new Map<string, number>();
-  /** Combined takes waiting for the end of this event-loop turn, by key, bucket and limits. */
+  /**
+   * Combined takes waiting to be sent, by key, bucket and limits: until the end of this event-loop turn,
+   * or until the answer to that group's script in Redis now.
+   */
   readonly #batches = new Map<string, TakeBatch>();
+  /** The groups with a script in Redis now: their next batch waits for its answer. */
+  readonly #inFlight = new Set<string>();
   #flushScheduled = false;
   #day = '';
   #dayEnds = 0;
@@ -163,40 +168,62 @@ export class RedisCreditLedger implements CreditLedger {
     if (batch === undefined) {
       batch = { bucketKey, keyId, slot, paidKey: this.#names.paid(keyId), day, perSecond, burst, limit, now, takes: [] };
       this.#batches.set(group, batch);
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        // Every call the poll phase of this turn parsed joins the batch; the script goes right after it.
-        setImmediate(() => this.#flushBatches());
-      }
+      // Every call the poll phase of this turn parsed joins the batch; the script goes right after it,
+      // or once the group's script in Redis has answered.
+      if (!this.#inFlight.has(group)) this.#scheduleFlush();
     }
     batch.now = Math.max(batch.now, now);
     const joined = batch;
     return new Promise((resolve, reject) => joined.takes.push({ cost, resolve, reject }));
   }
 
+  #scheduleFlush(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => this.#flushBatches());
+  }
+
+  /**
+   * Sends the batches of the groups with no script in Redis. A group's batch waits while its previous
+   * script is in Redis, so under load a key's calls of several turns share one script (fewer commands
+   * per call, the same outcome for each); the wait is at most that script's round trip. A batch whose
+   * turn comes while Redis is unreachable is not sent: its calls fail with `METERING_UNAVAILABLE`, which
+   * {@link RedisMetering} answers with the connection's policy, as for a script that failed.
+   */
   #flushBatches(): void {
     this.#flushScheduled = false;
-    const batches = [...this.#batches.values()];
-    this.#batches.clear();
-    for (const batch of batches) this.#sendBatch(batch);
+    for (const [group, batch] of [...this.#batches]) {
+      if (this.#inFlight.has(group)) continue;
+      this.#batches.delete(group);
+      if (!this.#conn.ready) {
+        for (const take of batch.takes) take.reject(this.#conn.unavailable());
+        continue;
+      }
+      this.#inFlight.add(group);
+      this.#sendBatch(batch).finally(() => {
+        this.#inFlight.delete(group);
+        if (this.#batches.has(group)) this.#scheduleFlush();
+      });
+    }
   }
 
   /**
    * Sends a key's batch as one script (`TAKE_DEBIT_BATCH` under one id: the calls' debits are
    * `<id>.<n>`, each refundable by itself), or as `TAKE_DEBIT` when it holds one call.
    */
-  #sendBatch(batch: TakeBatch): void {
+  #sendBatch(batch: TakeBatch): Promise<void> {
     const { bucketKey, keyId, slot, paidKey, day, perSecond, burst, limit, now, takes } = batch;
     const id = newDebitId();
     const marker = this.#names.markerBeside(slot, id);
-    const ttlMs = this.#dayEnds - now + this.#retainMs;
+    // From the batch's own day: a batch that waited past midnight keeps its day's expiry.
+    const ttlMs = Math.max(1, Date.parse(`${day}T00:00:00Z`) + DAY_MS - now + this.#retainMs);
     const sent = this.#conn.replicated<number[]>(
       slot,
       takes.length === 1
         ? this.#conn.client.tgTakeDebit(bucketKey, slot, marker, paidKey, takes[0]!.cost, perSecond, burst, now, takes[0]!.cost, limit, ttlMs, this.#windowMs)
         : this.#conn.client.tgTakeDebitBatch(bucketKey, slot, marker, paidKey, perSecond, burst, now, limit, ttlMs, this.#windowMs, ...takes.map((take) => take.cost)),
     );
-    sent.then(
+    return sent.then(
       (answer) => {
         if (answer[0] === -1) {
           for (const take of takes) take.reject(this.#conn.unavailable());
