@@ -1,7 +1,9 @@
 /**
  * Far fewer Redis round trips: a key's combined takes of one event-loop turn go to Redis as one script.
  * Calls are charged exactly as one by one (never beyond the balance, with two processes), Redis runs far
- * fewer commands than there are calls (INFO commandstats), a batch sent again changes nothing, and the
+ * fewer commands than there are calls (INFO commandstats: a constant number per script, whatever the
+ * calls in it; calls that arrive while the key's script is in Redis share the next one), a batch sent
+ * again changes nothing, and the
  * crash window (kill -9 under load) is what docs/operations.md states: credits of calls in flight.
  */
 import t from 'tap';

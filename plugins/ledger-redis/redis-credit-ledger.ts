@@ -60,7 +60,9 @@ interface TakeBatch {
  * the store's `Metering`, {@link RedisMetering}, charges every call through). The takes of one key that
  * arrive during one turn of the event loop go to Redis together, as one script that takes them one
  * after the other (`TAKE_DEBIT_BATCH`): under load, one command serves many calls, each charged exactly
- * as alone.
+ * as alone. A key has at most one such script in Redis at a time from this instance: the calls that
+ * arrive meanwhile wait for its answer and go as the next one, so the busier the key, the more calls a
+ * script serves, for the same few commands inside it.
  *
  * While Redis is unreachable the connection's policy applies: `refuse` fails the call with
  * `METERING_UNAVAILABLE`; `allowance` takes the debit from a local allowance of the day's balance and

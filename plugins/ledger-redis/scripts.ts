@@ -291,12 +291,14 @@ return {1, 0, 1, used, paid, fromPaid}`;
 /**
  * KEYS: bucket, balance, batch marker, paid balance. ARGV: tokens per second, burst, now (ms), daily
  * limit, time to live of the balance (ms), idempotency window (ms), then the cost of each call of the
- * batch. The calls of one key that arrived in one turn of the gateway's event loop, each taken as
+ * batch. The calls of one key that arrived in one turn of the gateway's event loop (or while the key's
+ * previous script was in Redis), each taken as
  * `TAKE_DEBIT` would take it (the day first, then the paid balance), in order, in one atomic step: for
  * each call `passed (1|0), retry after ms, taken (1|0), used, paid left, paid taken`. The marker keeps
  * the answer (and the credits taken from the day and from the paid balance, for a cancellation), so the
  * same batch sent again gets the same answer and changes nothing; `{-1}` when the batch was cancelled
- * before it arrived.
+ * before it arrived. Reads each key once (marker, day and paid balance in one `MGET`; the bucket) and
+ * writes each key it changed once, whatever the number of calls.
  */
 export const TAKE_DEBIT_BATCH = `
 local got = redis.call('MGET', KEYS[3], KEYS[2], KEYS[4])
