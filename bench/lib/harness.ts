@@ -2,12 +2,13 @@
  * The parts every scenario shares: the run options, starting server children (with profiling when asked),
  * measuring targets in interleaved rounds, and comparing them.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { failures, runLoad, type LoadRequest, type LoadResult } from './load.js';
 import { cpuDelta, ownCpuTime, totalCpuTime } from './cpu.js';
 import { REPO_ROOT, spawnServer, type ServerHandle } from './processes.js';
 import { summarizeProfile, type ProfileSummary } from './cpuprofile.js';
+import { heapProfilePath, summarizeAllocations } from './heapprofile.js';
 
 /** Options of a bench run (from flags, environment and `--quick`). */
 export interface BenchOptions {
@@ -397,7 +398,9 @@ export async function runTargets(
         const rounds = measured.find((t) => t.name === owner?.target)?.rounds ?? [];
         // Several instances of a target share its load about evenly (round robin over their URLs).
         const requests = rounds.reduce((sum, r, i) => sum + r.responses + (i > 0 ? r.warmupResponses : 0), 0) / (owner?.share ?? 1);
-        profiles[server.name] = { ...summarizeProfile(profilePath(server.name, options)), requests };
+        const file = profilePath(server.name, options);
+        const allocations = existsSync(heapProfilePath(file)) ? { allocations: summarizeAllocations(heapProfilePath(file)) } : {};
+        profiles[server.name] = { ...summarizeProfile(file), ...allocations, requests };
       }
     }
     return { targets: measured, comparisons: compare(measured, comparisons), ...(profiles === undefined ? {} : { profiles }) };
