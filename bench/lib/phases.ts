@@ -26,6 +26,7 @@ const RULES: readonly PhaseRule[] = [
   { phase: 'dispatch', files: /^core\/(pipeline\/stages\/dispatch\.|upstream\/|context\/request-upstream\.)/ },
   { phase: 'parse request', files: /^core\/jsonrpc\/(json-rpc-engine|client-batch)\.|^plugins\/http\/read-body\./ },
   { phase: 'HTTP transport (route the URL, write the answer)', files: /^plugins\/http\// },
+  { phase: 'cache', files: /^plugins\/cache(-redis)?\// },
   { phase: 'pipeline (context, stages, RxJS)', files: /^core\/(pipeline|context)\/|^node_modules\/rxjs\// },
   { phase: 'bare proxy (read, forward, write)', files: /^bench\/(bare-proxy|bare-stream-proxy|fastify-proxy)\./ },
 ];
