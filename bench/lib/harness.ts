@@ -170,6 +170,8 @@ export interface ComparisonReport extends ComparisonSpec {
   readonly range: readonly [number, number];
   /** Ratio of server CPU per request, denominator's over numerator's (above 1: the numerator is cheaper). */
   readonly cpuEfficiency: number;
+  /** Median over rounds of the per-round p99 latency ratio, numerator's over denominator's (below 1: the numerator's tail is shorter). */
+  readonly p99Ratio: number;
   /** PASS, MISS, or INFO when there is no goal. A ratio over a target with failures never passes. */
   readonly verdict: 'PASS' | 'MISS' | 'INFO';
   /** Why a ratio that reached its goal still does not pass. */
@@ -322,14 +324,15 @@ export function compare(targets: readonly TargetReport[], specs: readonly Compar
     const label = `${spec.numerator}/${spec.denominator}`;
     const range: [number, number] = perRound.length === 0 ? [NaN, NaN] : [Math.min(...perRound), Math.max(...perRound)];
     const cpuEfficiency = b.serverMicrosPerRequest / a.serverMicrosPerRequest;
-    if (spec.goal === undefined) return { ...spec, label, ratio, range, cpuEfficiency, verdict: 'INFO' as const, caveats: [] };
+    const p99Ratio = median(a.rounds.map((r, i) => r.latency.p99 / (b.rounds[i]?.latency.p99 ?? NaN)));
+    if (spec.goal === undefined) return { ...spec, label, ratio, range, cpuEfficiency, p99Ratio, verdict: 'INFO' as const, caveats: [] };
     const goal = spec.goal;
     const caveats: string[] = [];
     if (range[0] < goal && range[1] >= goal) caveats.push('rounds on both sides of the goal');
     if (Number.isFinite(cpuEfficiency) && ratio >= goal !== cpuEfficiency >= goal) caveats.push(`CPU/req ratio ${cpuEfficiency.toFixed(2)} says ${cpuEfficiency >= goal ? 'PASS' : 'MISS'}`);
     const broken = [a, b].filter((t) => targetFailures(t) > 0).map((t) => t.name);
-    if (broken.length > 0) return { ...spec, label, ratio, range, cpuEfficiency, verdict: 'MISS' as const, reason: `failed responses from ${broken.join(', ')}`, caveats };
-    return { ...spec, label, ratio, range, cpuEfficiency, verdict: ratio >= goal ? ('PASS' as const) : ('MISS' as const), caveats };
+    if (broken.length > 0) return { ...spec, label, ratio, range, cpuEfficiency, p99Ratio, verdict: 'MISS' as const, reason: `failed responses from ${broken.join(', ')}`, caveats };
+    return { ...spec, label, ratio, range, cpuEfficiency, p99Ratio, verdict: ratio >= goal ? ('PASS' as const) : ('MISS' as const), caveats };
   });
 }
 
