@@ -201,8 +201,17 @@ export class RedisCreditLedger implements CreditLedger {
         for (const take of batch.takes) take.reject(this.#conn.unavailable());
         continue;
       }
+      let sent: Promise<void>;
+      try {
+        sent = this.#sendBatch(batch);
+      } catch (error) {
+        // A client that throws rather than rejects: the batch fails as a failed script would, and no
+        // group is left marked in flight with nothing to clear it.
+        for (const take of batch.takes) take.reject(error);
+        continue;
+      }
       this.#inFlight.add(group);
-      this.#sendBatch(batch).finally(() => {
+      void sent.finally(() => {
         this.#inFlight.delete(group);
         if (this.#batches.has(group)) this.#scheduleFlush();
       });
