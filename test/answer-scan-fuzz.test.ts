@@ -32,7 +32,7 @@ const NAMES = ['result', 'error', 'number', 'context', 'slot', 'value', 'id', 'a
 const CHARS = ['a', 'Z', '0', ' ', '/', '\\/', '\\"', '\\\\', '\\n', '\\t', '\\b', '\\f', '\\r', '\\u0041', '\\u00e9', '\\ud83d\\ude00', '\\ud800', 'é', 'ß', '中', '😀', '\u2028', ',', ':', '{', '}', '[', ']'];
 
 class Generator {
-  constructor(private readonly random: () => number) {}
+  constructor(readonly random: () => number) {}
 
   pick<T>(items: readonly T[]): T {
     return items[Math.floor(this.random() * items.length)]!;
@@ -173,14 +173,15 @@ function check(t: Test, bytes: Buffer, label: string, tally: Tally, valid = fals
       const spaced = Buffer.from(bytes.map((byte) => (byte < 0x20 ? 0x20 : byte)));
       if (parse(spaced) === undefined) t.fail(`the scanner read bytes JSON.parse refuses: ${where}`);
     }
-    if (answerView(bytes).kind !== 'not-json' && root === undefined) t.fail(`the view of bytes that are not JSON says JSON: ${where}`);
+    if (answerView(bytes, { scan: true }).kind !== 'not-json' && root === undefined) t.fail(`the view of bytes that are not JSON says JSON: ${where}`);
     return;
   }
   if (root === undefined) {
     tally.declined++;
     if (valid) t.fail(`the scanner declined JSON: ${where}`);
   }
-  const view = answerView(bytes);
+  const view = answerView(bytes, { scan: true });
+  const parsedView = answerView(bytes, { scan: false });
   for (const path of pathsOf(parsed.value)) {
     const expected = memberOf(parsed.value, path);
     const scanned = scan.value(path);
@@ -190,10 +191,11 @@ function check(t: Test, bytes: Buffer, label: string, tally: Tally, valid = fals
     const expectedLength = Array.isArray(expected) ? expected.length : undefined;
     if (length !== undefined && length.length !== expectedLength) t.fail(`length ${JSON.stringify(path)}: scanned ${length.length}, JSON.parse ${expectedLength}: ${where}`);
     if (view.length(...path) !== expectedLength) t.fail(`view length ${JSON.stringify(path)} differs from JSON.parse: ${where}`);
+    if (!isDeepStrictEqual(parsedView.member(...path), expected) || parsedView.length(...path) !== expectedLength) t.fail(`parsing view ${JSON.stringify(path)} differs from JSON.parse: ${where}`);
   }
   const document = parsed.value;
   const expectedKind = !isObject(document) ? 'neither' : document.error !== undefined && document.error !== null && Object.hasOwn(document, 'error') ? 'error' : Object.hasOwn(document, 'result') ? 'result' : 'neither';
-  if (view.kind !== expectedKind) t.fail(`kind ${view.kind}, JSON.parse says ${expectedKind}: ${where}`);
+  if (view.kind !== expectedKind || parsedView.kind !== expectedKind) t.fail(`kind ${view.kind} (parsing: ${parsedView.kind}), JSON.parse says ${expectedKind}: ${where}`);
 }
 
 /** The raw `<<` lines of every execution-apis fixture: the answers as a node sent them. */
@@ -245,11 +247,11 @@ t.test('a document the scanner cannot follow is parsed by the view', async (t) =
   // bytes JSON.parse refuses give no member at all.
   const broken = Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"number":"0x10","extra":[1,,2]}}');
   t.equal(new MemberScan(broken).find([]), undefined, 'a malformed array deep inside a skipped member is found');
-  t.equal(answerView(broken).kind, 'not-json');
-  t.equal(answerView(broken).member('result', 'number'), undefined, 'nothing is read from bytes that are not JSON');
+  t.equal(answerView(broken, { scan: true }).kind, 'not-json');
+  t.equal(answerView(broken, { scan: true }).member('result', 'number'), undefined, 'nothing is read from bytes that are not JSON');
   const duplicate = Buffer.from('{"result":{"number":"0x1","n\\u0075mber":"0x2"},"result":{"number":"0x3","number":"0x4"}}');
-  t.equal(answerView(duplicate).member('result', 'number'), '0x4', 'the last duplicate wins, at every level');
+  t.equal(answerView(duplicate, { scan: true }).member('result', 'number'), '0x4', 'the last duplicate wins, at every level');
   const escaped = Buffer.from('{"result":{"number":"0x1","n\\u0075mber":"0x2"}}');
-  t.equal(answerView(escaped).member('result', 'number'), '0x2', 'an escaped name is the name it decodes to');
-  t.equal(answerView(Buffer.from('{"result":{"a":"x\\"},\\\\","number":"0x7"}}')).member('result', 'number'), '0x7', 'a quote and a backslash escaped inside a string do not end it');
+  t.equal(answerView(escaped, { scan: true }).member('result', 'number'), '0x2', 'an escaped name is the name it decodes to');
+  t.equal(answerView(Buffer.from('{"result":{"a":"x\\"},\\\\","number":"0x7"}}'), { scan: true }).member('result', 'number'), '0x7', 'a quote and a backslash escaped inside a string do not end it');
 });

@@ -15,47 +15,74 @@ function memberOf(document: unknown, path: readonly string[]): unknown {
   return value;
 }
 
-/** An {@link AnswerView} of `body`, scanning first and parsing when the scanner declines. */
-export function answerView(body: Uint8Array): AnswerView {
-  const scan = new MemberScan(body);
-  let document: { readonly value: unknown } | undefined;
-  const parsed = (): unknown => {
-    if (document === undefined) {
+/**
+ * Answers shorter than this are parsed rather than scanned: on a few hundred bytes JSON.parse is the
+ * faster (measured: 0.5 against 0.8 µs on `{"result":"0x1234"}`, 1.7 against 2.0 on a Solana account
+ * of 450 bytes), and makes little garbage; on a block of 120 hashes (9.7 kB) the scan is (6 against 8 µs,
+ * and none of the parse's objects for the GC).
+ */
+const SCAN_FROM = 1024;
+
+/** An {@link AnswerView} that scans first and parses when the scanner declines (a class: an object literal with a getter and closures costs more to make than the scan itself). */
+class ScannedAnswer implements AnswerView {
+  private readonly scan: MemberScan | undefined;
+  private document: { readonly value: unknown } | undefined;
+  private answerKind: AnswerView['kind'] | undefined;
+
+  constructor(private readonly body: Uint8Array, scan: boolean) {
+    this.scan = scan ? new MemberScan(body) : undefined;
+  }
+
+  get kind(): AnswerView['kind'] {
+    this.answerKind ??= this.readKind();
+    return this.answerKind;
+  }
+
+  private readKind(): AnswerView['kind'] {
+    const error = this.document === undefined ? this.scan?.find(['error']) : undefined;
+    const result = error === undefined ? undefined : this.scan?.find(['result']);
+    if (error !== undefined && result !== undefined) {
+      if (error.found !== undefined && this.member('error') !== null) return 'error';
+      return result.found === undefined ? 'neither' : 'result';
+    }
+    // The scanner declined: the parser says.
+    const document = this.parsed();
+    if (document === undefined) return 'not-json';
+    if (!isObject(document)) return 'neither';
+    if (document.error !== undefined && document.error !== null) return 'error';
+    return Object.hasOwn(document, 'result') ? 'result' : 'neither';
+  }
+
+  member(...path: readonly string[]): unknown {
+    const scanned = this.document === undefined ? this.scan?.value(path) : undefined;
+    return scanned === undefined ? memberOf(this.parsed(), path) : scanned.value;
+  }
+
+  length(...path: readonly string[]): number | undefined {
+    const scanned = this.document === undefined ? this.scan?.length(path) : undefined;
+    if (scanned !== undefined) return scanned.length;
+    const value = memberOf(this.parsed(), path);
+    return Array.isArray(value) ? value.length : undefined;
+  }
+
+  parsed(): unknown {
+    if (this.document === undefined) {
+      const { body } = this;
       try {
-        document = { value: JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as unknown };
+        this.document = { value: JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as unknown };
       } catch {
-        document = { value: undefined };
+        this.document = { value: undefined };
       }
     }
-    return document.value;
-  };
-  const member = (...path: readonly string[]): unknown => {
-    const scanned = document === undefined ? scan.value(path) : undefined;
-    return scanned === undefined ? memberOf(parsed(), path) : scanned.value;
-  };
-  let kind: AnswerView['kind'] | undefined;
-  return {
-    get kind() {
-      if (kind === undefined) {
-        const root = document === undefined ? scan.find([]) : undefined;
-        if (root === undefined && parsed() === undefined) kind = 'not-json';
-        else {
-          const error = scan.find(['error']);
-          const result = scan.find(['result']);
-          const hasError = error === undefined || result === undefined ? isObject(parsed()) && (parsed() as Record<string, unknown>).error != null : error.found !== undefined && member('error') !== null;
-          const hasResult = error === undefined || result === undefined ? isObject(parsed()) && Object.hasOwn(parsed() as object, 'result') : result.found !== undefined;
-          kind = hasError ? 'error' : hasResult ? 'result' : 'neither';
-        }
-      }
-      return kind;
-    },
-    member,
-    length(...path) {
-      const scanned = document === undefined ? scan.length(path) : undefined;
-      if (scanned !== undefined) return scanned.length;
-      const value = memberOf(parsed(), path);
-      return Array.isArray(value) ? value.length : undefined;
-    },
-    parsed,
-  };
+    return this.document.value;
+  }
+}
+
+/**
+ * An {@link AnswerView} of `body`: members are found by scanning its bytes, and the answer is parsed
+ * only when the scanner declines or {@link AnswerView.parsed} is asked (or when it is short enough that
+ * parsing is the cheaper; `scan: true` scans whatever the length, for tests of the scanning path).
+ */
+export function answerView(body: Uint8Array, options: { readonly scan?: boolean } = {}): AnswerView {
+  return new ScannedAnswer(body, options.scan ?? body.byteLength >= SCAN_FROM);
 }

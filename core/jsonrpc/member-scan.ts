@@ -250,10 +250,25 @@ interface ScannedValue extends TextRange {
 }
 
 /**
- * How deep objects are walked member by member on the first read: the document and the objects in its
- * members (an answer's `result`), so `result.number` costs one pass over the bytes, not two.
+ * How deep objects are walked member by member on the first read: the document, the objects in its
+ * members (an answer's `result`) and theirs (a `result.context`), so `result.number` or
+ * `result.context.slot` costs one pass over the bytes, not two. Arrays are skipped whole.
  */
-const WALKED_DEPTH = 2;
+const WALKED_DEPTH = 3;
+
+/** Values this short are checked for non-ASCII chars before parsing; a longer one is decoded from UTF-8 without looking. */
+const SHORT_VALUE = 256;
+
+/** The value at `start..end` of the text, parsed from its UTF-8 (an ASCII value, the usual scalar, is its own text). */
+function parseValue(text: string, start: number, end: number): unknown {
+  const slice = text.slice(start, end);
+  if (slice.length <= SHORT_VALUE) {
+    let ascii = true;
+    for (let i = 0; i < slice.length && ascii; i++) ascii = slice.charCodeAt(i) < 0x80;
+    if (ascii) return JSON.parse(slice) as unknown;
+  }
+  return JSON.parse(Buffer.from(slice, 'latin1').toString('utf8')) as unknown;
+}
 
 /**
  * A JSON document's text (its bytes as latin1), read member by member. Every method answers undefined
@@ -344,7 +359,7 @@ export class MemberScan {
     if (at === undefined) return undefined;
     if (at.found === undefined) return { value: undefined };
     try {
-      return { value: JSON.parse(Buffer.from(this.text.slice(at.found.start, at.found.end), 'latin1').toString('utf8')) as unknown };
+      return { value: parseValue(this.text, at.found.start, at.found.end) };
     } catch {
       return undefined;
     }
