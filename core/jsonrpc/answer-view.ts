@@ -69,7 +69,8 @@ class ScannedAnswer implements AnswerView {
     if (this.document === undefined) {
       const { body } = this;
       try {
-        this.document = { value: JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as unknown };
+        const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+        this.document = { value: JSON.parse(bytes.toString('utf8')) as unknown };
       } catch {
         this.document = { value: undefined };
       }

@@ -247,6 +247,8 @@ function keyIs(text: string, keyStart: number, keyEnd: number, name: string): bo
 interface ScannedValue extends TextRange {
   /** The members by name, the last of duplicates (as JSON.parse keeps); set for objects the scan walked. */
   readonly members?: ReadonlyMap<string, ScannedValue>;
+  /** The number of elements; set for arrays the scan walked (counted while skipping them: no second pass). */
+  readonly count?: number;
 }
 
 /**
@@ -289,7 +291,9 @@ export class MemberScan {
   /** The value at `start`, objects walked member by member down to `depth` {@link WALKED_DEPTH}; undefined when malformed. */
   private walk(start: number, depth: number): ScannedValue | undefined {
     const text = this.text;
-    if (depth >= WALKED_DEPTH || text.charCodeAt(start) !== OPEN_OBJECT) {
+    const first = text.charCodeAt(start);
+    if (depth < WALKED_DEPTH && first === OPEN_ARRAY) return this.countArray(start);
+    if (depth >= WALKED_DEPTH || first !== OPEN_OBJECT) {
       const end = this.walker.skipValue(start);
       return end === -1 ? undefined : { start, end };
     }
@@ -374,18 +378,25 @@ export class MemberScan {
     if (at === undefined) return undefined;
     const range = at.found;
     if (range === undefined || this.text.charCodeAt(range.start) !== OPEN_ARRAY) return { length: undefined };
-    let i = skipSpace(this.text, range.start + 1);
-    if (this.text.charCodeAt(i) === CLOSE_ARRAY) return i + 1 === range.end ? { length: 0 } : undefined;
+    const counted = (range as ScannedValue).count ?? this.countArray(range.start)?.count;
+    return counted === undefined ? undefined : { length: counted };
+  }
+
+  /** The array at `start`, skipped element by element and counted; undefined when malformed. */
+  private countArray(start: number): ScannedValue | undefined {
+    const text = this.text;
+    let i = skipSpace(text, start + 1);
+    if (text.charCodeAt(i) === CLOSE_ARRAY) return { start, end: i + 1, count: 0 };
     let count = 0;
     for (;;) {
       const end = this.walker.skipValue(i);
       if (end === -1) return undefined;
       count++;
-      i = skipSpace(this.text, end);
-      const next = this.text.charCodeAt(i);
-      if (next === CLOSE_ARRAY) return i + 1 === range.end ? { length: count } : undefined;
+      i = skipSpace(text, end);
+      const next = text.charCodeAt(i);
+      if (next === CLOSE_ARRAY) return { start, end: i + 1, count };
       if (next !== COMMA) return undefined;
-      i = skipSpace(this.text, i + 1);
+      i = skipSpace(text, i + 1);
     }
   }
 }
