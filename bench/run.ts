@@ -29,7 +29,8 @@ const HELP = `Usage: npm run bench -- [options]
   --method <name>       JSON-RPC method: eth_chainId | eth_blockNumber (env BENCH_METHOD, default eth_chainId)
   --profile             CPU-profile the Node servers while measured; print where their time goes
   --json <file>         where to write the results (default bench/results/latest.json)
-  --baseline <dir>      a built checkout of an earlier Tollgate: http-instant adds its gateway as gateway-before
+  --baseline <dir>      a built checkout of an earlier Tollgate: http-instant and http-json-rpc add its gateway as
+                        gateway-before, cache-hit its cached gateway as gateway-cache-hit-before
   --strict              exit 1 when a ratio misses its goal (default: only failed responses fail the run)
   -h, --help            this text
 

@@ -27,7 +27,22 @@ t.test('a call answers 200 with the node result and names the upstream', async (
   t.same(res.json, { jsonrpc: '2.0', id: 1, result: '0x7a69' });
   t.equal(res.headers['content-type'], 'application/json');
   t.match(res.headers['x-tollgate-upstream'], /^eth-primary-1$/);
+  t.equal(res.headers['access-control-allow-origin'], undefined, 'a request without an Origin (no browser) gets no CORS headers');
+  t.equal(res.headers['access-control-expose-headers'], undefined);
+});
+
+t.test('a browser call (it sends an Origin) gets the CORS headers, on answers and on refusals', async (t) => {
+  const browser = { 'content-type': 'application/json', origin: 'https://app.example' };
+  const res = await post(url, rpc('eth_chainId', []), browser);
+  t.equal(res.status, 200);
   t.equal(res.headers['access-control-allow-origin'], '*');
+  t.match(String(res.headers['access-control-expose-headers']), /\bx-tollgate-upstream\b/);
+  t.match(String(res.headers['access-control-expose-headers']), /\bpayment-required\b/);
+  const refused = await post(url, 'x', { 'content-type': 'text/plain', origin: 'https://app.example' });
+  t.equal(refused.status, 415);
+  t.equal(refused.headers['access-control-allow-origin'], '*', 'a page reads the refusal too');
+  const unknownKey = await post(gw.url('eth', 'no-such-key-5678'), rpc('eth_chainId', []), browser);
+  t.equal(unknownKey.headers['access-control-allow-origin'], '*');
 });
 
 t.test('a network is addressed by host name as well as by path prefix', async (t) => {

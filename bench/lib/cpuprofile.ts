@@ -3,9 +3,11 @@
  * time) and by origin (the project's core and plugins, each dependency, Node's internals, GC).
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { relative } from 'node:path';
 import { REPO_ROOT } from './processes.js';
+import { locationOf, originOf } from './frames.js';
+import { phaseOfFile, phaseOfOrigin } from './phases.js';
+import { formatAllocations, type AllocationSummary } from './heapprofile.js';
 
 interface ProfileNode {
   readonly id: number;
@@ -45,42 +47,14 @@ export interface ProfileSummary {
   readonly busyMs: number;
   /** Busy time by origin, biggest first. */
   readonly byOrigin: ReadonlyArray<{ readonly origin: string; readonly selfMs: number; readonly share: number }>;
+  /** Busy time by phase of a call (see `phases.ts`: each sample goes to the nearest frame a phase names), biggest first. */
+  readonly byPhase: ReadonlyArray<{ readonly phase: string; readonly selfMs: number; readonly share: number }>;
   /** The functions with the most self time. */
   readonly top: readonly HotFunction[];
+  /** What the server allocated while profiled, when its allocation profile was written. */
+  readonly allocations?: AllocationSummary;
   /** Requests served while profiled, when known (to show costs per request). */
   readonly requests?: number;
-}
-
-function locationOf(url: string): string {
-  if (url === '') return '';
-  if (url.startsWith('file://')) {
-    try {
-      return relative(REPO_ROOT, fileURLToPath(url));
-    } catch {
-      return url;
-    }
-  }
-  return url;
-}
-
-/**
- * What a frame belongs to: `tollgate core/<dir>`, `tollgate plugins/<name>`, `bench`, a dependency's
- * package name, `node internals`, or a V8 pseudo-frame (`(garbage collector)`, `(program)`).
- */
-export function originOf(functionName: string, url: string): string {
-  if (url === '') return functionName.startsWith('(') ? functionName : 'native';
-  if (url.startsWith('node:')) return 'node internals';
-  const path = locationOf(url);
-  const modules = path.lastIndexOf('node_modules/');
-  if (modules !== -1) {
-    const parts = path.slice(modules + 'node_modules/'.length).split('/');
-    return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
-  }
-  const parts = path.split('/');
-  if (parts[0] === 'core') return parts.length > 2 ? `tollgate core/${parts[1]}` : 'tollgate core';
-  if (parts[0] === 'plugins') return `tollgate plugins/${parts[1]}`;
-  if (parts[0] === 'bench') return 'bench';
-  return path;
 }
 
 /** Reads and summarizes a profile. */
@@ -95,6 +69,8 @@ export function summarizeProfile(file: string, top = 15): ProfileSummary {
   }
   const byFunction = new Map<string, { name: string; location: string; origin: string; self: number }>();
   const byOrigin = new Map<string, number>();
+  const byPhase = new Map<string, number>();
+  const phaseOf = phasesOf(profile, nodes);
   let total = 0;
   let idle = 0;
   for (const [id, micros] of selfByNode) {
@@ -113,6 +89,8 @@ export function summarizeProfile(file: string, top = 15): ProfileSummary {
     entry.self += micros;
     byFunction.set(key, entry);
     byOrigin.set(origin, (byOrigin.get(origin) ?? 0) + micros);
+    const phase = phaseOf(id);
+    byPhase.set(phase, (byPhase.get(phase) ?? 0) + micros);
   }
   const busy = total - idle;
   return {
@@ -122,10 +100,33 @@ export function summarizeProfile(file: string, top = 15): ProfileSummary {
     byOrigin: [...byOrigin]
       .sort((a, b) => b[1] - a[1])
       .map(([origin, micros]) => ({ origin, selfMs: micros / 1000, share: micros / busy })),
+    byPhase: [...byPhase]
+      .sort((a, b) => b[1] - a[1])
+      .map(([phase, micros]) => ({ phase, selfMs: micros / 1000, share: micros / busy })),
     top: [...byFunction.values()]
       .sort((a, b) => b.self - a.self)
       .slice(0, top)
       .map((f) => ({ name: f.name, location: f.location, origin: f.origin, selfMs: f.self / 1000, share: f.self / busy })),
+  };
+}
+
+/** The phase of each sampled node: the nearest frame up its stack that a phase names, else its own origin's (memoized per node). */
+function phasesOf(profile: CpuProfile, nodes: ReadonlyMap<number, ProfileNode>): (id: number) => string {
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const named = new Map<number, string | undefined>();
+  const nearest = (id: number): string | undefined => {
+    if (named.has(id)) return named.get(id);
+    const frame = nodes.get(id)!.callFrame;
+    const own = frame.url === '' || frame.url.startsWith('node:') ? undefined : phaseOfFile(locationOf(frame.url));
+    const parent = parents.get(id);
+    const phase = own ?? (parent === undefined ? undefined : nearest(parent));
+    named.set(id, phase);
+    return phase;
+  };
+  return (id) => {
+    const frame = nodes.get(id)!.callFrame;
+    return nearest(id) ?? phaseOfOrigin(originOf(frame.functionName, frame.url));
   };
 }
 
@@ -138,8 +139,11 @@ export function formatProfile(title: string, summary: ProfileSummary, origins = 
     (perRequest === undefined ? '' : `, ${summary.requests} requests, ${perRequest.toFixed(1)} us busy/req`) + ` (${shownFile(summary.file)})`;
   const lines = [head, '  busy time by origin:'];
   for (const o of summary.byOrigin.slice(0, origins)) lines.push(`    ${cost(o.share)}  ${o.origin}`);
+  lines.push('  busy time by phase of a call:');
+  for (const p of summary.byPhase) lines.push(`    ${cost(p.share)}  ${p.phase}`);
   lines.push('  top self time:');
   for (const f of summary.top) lines.push(`    ${cost(f.share)}  ${f.name.padEnd(34)} ${f.location || f.origin}`);
+  if (summary.allocations !== undefined && summary.requests !== undefined && summary.requests > 0) lines.push(formatAllocations(summary.allocations, summary.requests));
   return lines.join('\n');
 }
 

@@ -2,12 +2,13 @@
  * The parts every scenario shares: the run options, starting server children (with profiling when asked),
  * measuring targets in interleaved rounds, and comparing them.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { failures, runLoad, type LoadRequest, type LoadResult } from './load.js';
 import { cpuDelta, ownCpuTime, totalCpuTime } from './cpu.js';
 import { REPO_ROOT, spawnServer, type ServerHandle } from './processes.js';
 import { summarizeProfile, type ProfileSummary } from './cpuprofile.js';
+import { heapProfilePath, summarizeAllocations } from './heapprofile.js';
 
 /** Options of a bench run (from flags, environment and `--quick`). */
 export interface BenchOptions {
@@ -169,6 +170,8 @@ export interface ComparisonReport extends ComparisonSpec {
   readonly range: readonly [number, number];
   /** Ratio of server CPU per request, denominator's over numerator's (above 1: the numerator is cheaper). */
   readonly cpuEfficiency: number;
+  /** Median over rounds of the per-round p99 latency ratio, numerator's over denominator's (below 1: the numerator's tail is shorter). */
+  readonly p99Ratio: number;
   /** PASS, MISS, or INFO when there is no goal. A ratio over a target with failures never passes. */
   readonly verdict: 'PASS' | 'MISS' | 'INFO';
   /** Why a ratio that reached its goal still does not pass. */
@@ -321,14 +324,15 @@ export function compare(targets: readonly TargetReport[], specs: readonly Compar
     const label = `${spec.numerator}/${spec.denominator}`;
     const range: [number, number] = perRound.length === 0 ? [NaN, NaN] : [Math.min(...perRound), Math.max(...perRound)];
     const cpuEfficiency = b.serverMicrosPerRequest / a.serverMicrosPerRequest;
-    if (spec.goal === undefined) return { ...spec, label, ratio, range, cpuEfficiency, verdict: 'INFO' as const, caveats: [] };
+    const p99Ratio = median(a.rounds.map((r, i) => r.latency.p99 / (b.rounds[i]?.latency.p99 ?? NaN)));
+    if (spec.goal === undefined) return { ...spec, label, ratio, range, cpuEfficiency, p99Ratio, verdict: 'INFO' as const, caveats: [] };
     const goal = spec.goal;
     const caveats: string[] = [];
     if (range[0] < goal && range[1] >= goal) caveats.push('rounds on both sides of the goal');
     if (Number.isFinite(cpuEfficiency) && ratio >= goal !== cpuEfficiency >= goal) caveats.push(`CPU/req ratio ${cpuEfficiency.toFixed(2)} says ${cpuEfficiency >= goal ? 'PASS' : 'MISS'}`);
     const broken = [a, b].filter((t) => targetFailures(t) > 0).map((t) => t.name);
-    if (broken.length > 0) return { ...spec, label, ratio, range, cpuEfficiency, verdict: 'MISS' as const, reason: `failed responses from ${broken.join(', ')}`, caveats };
-    return { ...spec, label, ratio, range, cpuEfficiency, verdict: ratio >= goal ? ('PASS' as const) : ('MISS' as const), caveats };
+    if (broken.length > 0) return { ...spec, label, ratio, range, cpuEfficiency, p99Ratio, verdict: 'MISS' as const, reason: `failed responses from ${broken.join(', ')}`, caveats };
+    return { ...spec, label, ratio, range, cpuEfficiency, p99Ratio, verdict: ratio >= goal ? ('PASS' as const) : ('MISS' as const), caveats };
   });
 }
 
@@ -397,7 +401,9 @@ export async function runTargets(
         const rounds = measured.find((t) => t.name === owner?.target)?.rounds ?? [];
         // Several instances of a target share its load about evenly (round robin over their URLs).
         const requests = rounds.reduce((sum, r, i) => sum + r.responses + (i > 0 ? r.warmupResponses : 0), 0) / (owner?.share ?? 1);
-        profiles[server.name] = { ...summarizeProfile(profilePath(server.name, options)), requests };
+        const file = profilePath(server.name, options);
+        const allocations = existsSync(heapProfilePath(file)) ? { allocations: summarizeAllocations(heapProfilePath(file)) } : {};
+        profiles[server.name] = { ...summarizeProfile(file), ...allocations, requests };
       }
     }
     return { targets: measured, comparisons: compare(measured, comparisons), ...(profiles === undefined ? {} : { profiles }) };

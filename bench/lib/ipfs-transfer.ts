@@ -226,6 +226,7 @@ function memoryVerdict(baseline: number, peak: number, peakResettable: boolean):
     ratio: growth,
     range: [growth, growth],
     cpuEfficiency: NaN,
+    p99Ratio: NaN,
     verdict,
     caveats: [],
   };

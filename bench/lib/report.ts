@@ -65,12 +65,13 @@ export function formatScenario(report: ScenarioReport, options: BenchOptions, cp
     out.push('');
     out.push(
       table(
-        ['ratio', 'req/s ratio', 'per-round range', 'CPU/req ratio', 'goal', 'verdict'],
+        ['ratio', 'req/s ratio', 'per-round range', 'CPU/req ratio', 'p99 ratio', 'goal', 'verdict'],
         report.comparisons.map((c) => [
           c.label,
           num(c.ratio, 3),
           `${num(c.range[0], 3)} - ${num(c.range[1], 3)}`,
           num(c.cpuEfficiency, 3),
+          num(c.p99Ratio, 2),
           c.goal === undefined ? '-' : `>= ${num(c.goal, 2)}`,
           [c.verdict, ...(c.reason === undefined ? [] : [`(${c.reason})`]), ...(c.caveats.length === 0 ? [] : [`(unsure: ${c.caveats.join('; ')})`])].join(' '),
         ]),

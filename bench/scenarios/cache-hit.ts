@@ -12,17 +12,18 @@ import type { Scenario } from '../lib/scenario.js';
 const scenario: Scenario = {
   name: 'cache-hit',
   description: 'a cached JSON-RPC call over HTTP: bare proxy vs gateway vs gateway answering from its cache',
-  targets: ['bare-proxy', 'gateway', 'gateway-cache-hit'],
+  targets: ['bare-proxy', 'gateway', 'gateway-cache-hit', 'gateway-cache-hit-before'],
 
   async run(options: BenchOptions) {
     checkBenchMethod(options.method);
     const anvil = await startAnvil();
     try {
-      const gateway = (name: string, description: string, args: Record<string, string>): TargetDefinition => ({
+      if (options.baseline === undefined && options.targets?.includes('gateway-cache-hit-before') === true) throw new Error('the gateway-cache-hit-before target needs --baseline <dir>');
+      const gateway = (name: string, description: string, args: Record<string, string>, cwd?: string): TargetDefinition => ({
         name,
         description,
         async start() {
-          const server = await startServer(name, 'bench/servers/gateway.ts', { upstream: anvil.url, ...args }, options);
+          const server = await startServer(name, 'bench/servers/gateway.ts', { upstream: anvil.url, ...args }, options, cwd);
           return { url: server.url, request: jsonRpcRequest(options.method, `/${BENCH_NETWORK}/v3/${BENCH_KEY}`), serverPids: server.ready.pids, server };
         },
       });
@@ -37,12 +38,16 @@ const scenario: Scenario = {
         },
         gateway('gateway', 'Tollgate without a cache: every call goes to Anvil', {}),
         gateway('gateway-cache-hit', 'Tollgate with the response cache (memory store): every call after the first is a hit, metered like a miss', { cache: 'memory' }),
+        ...(options.baseline === undefined
+          ? []
+          : [gateway('gateway-cache-hit-before', `the same cached gateway built from ${options.baseline}`, { cache: 'memory' }, options.baseline)]),
       ];
       const outcome = await runTargets(
         definitions,
         [
           { numerator: 'gateway-cache-hit', denominator: 'bare-proxy', goal: 2.0 },
           { numerator: 'gateway-cache-hit', denominator: 'gateway' },
+          ...(options.baseline === undefined ? [] : [{ numerator: 'gateway-cache-hit', denominator: 'gateway-cache-hit-before' }]),
         ],
         options,
         [anvil.pid],

@@ -13,7 +13,7 @@ import type { Scenario } from '../lib/scenario.js';
 const scenario: Scenario = {
   name: 'http-json-rpc',
   description: 'real JSON-RPC calls over HTTP: Anvil direct vs bare proxy vs fastify proxy vs Tollgate gateway',
-  targets: ['direct', 'bare-proxy', 'fastify-proxy', 'gateway'],
+  targets: ['direct', 'bare-proxy', 'fastify-proxy', 'gateway', 'gateway-before'],
 
   async run(options: BenchOptions) {
     const anvil = await startAnvil();
@@ -29,6 +29,15 @@ const scenario: Scenario = {
           return { url: server.url, request: direct, serverPids: server.ready.pids, server };
         },
       });
+      if (options.baseline === undefined && options.targets?.includes('gateway-before') === true) throw new Error('the gateway-before target needs --baseline <dir>');
+      const gateway = (name: string, description: string, cwd?: string): TargetDefinition => ({
+        name,
+        description,
+        async start() {
+          const server = await startServer(name, 'bench/servers/gateway.ts', { upstream: anvil.url }, options, cwd);
+          return { url: server.url, request: mixRequest({ evm: `/${BENCH_NETWORK}/v3/${BENCH_KEY}` }, reads), serverPids: server.ready.pids, server };
+        },
+      });
       const definitions: TargetDefinition[] = [
         {
           name: 'direct',
@@ -37,21 +46,16 @@ const scenario: Scenario = {
         },
         proxied('bare-proxy', 'node:http + undici Pool, bytes in, bytes out', 'bench/servers/bare-proxy.ts'),
         proxied('fastify-proxy', 'fastify 5 + @fastify/http-proxy', 'bench/servers/fastify-proxy.ts'),
-        {
-          name: 'gateway',
-          description: 'Tollgate: httpTransport + evmFamily, full pipeline, metered key',
-          async start() {
-            const server = await startServer('gateway', 'bench/servers/gateway.ts', { upstream: anvil.url }, options);
-            return { url: server.url, request: mixRequest({ evm: `/${BENCH_NETWORK}/v3/${BENCH_KEY}` }, reads), serverPids: server.ready.pids, server };
-          },
-        },
+        gateway('gateway', 'Tollgate: httpTransport + evmFamily, full pipeline, metered key'),
+        ...(options.baseline === undefined ? [] : [gateway('gateway-before', `the same gateway built from ${options.baseline}`, options.baseline)]),
       ];
       const outcome = await runTargets(
         definitions,
         [
           { numerator: 'gateway', denominator: 'fastify-proxy', goal: 1.0 },
-          { numerator: 'gateway', denominator: 'bare-proxy', goal: 0.85 },
+          { numerator: 'gateway', denominator: 'bare-proxy', goal: 0.9 },
           { numerator: 'gateway', denominator: 'direct' },
+          ...(options.baseline === undefined ? [] : [{ numerator: 'gateway', denominator: 'gateway-before' }]),
         ],
         options,
         [anvil.pid],

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { ReadyMessage } from '../lib/processes.js';
+import { heapProfilePath } from '../lib/heapprofile.js';
 
 /** A started server. */
 export interface Served extends ReadyMessage {
@@ -34,7 +35,8 @@ export function requireArg(args: Record<string, string | undefined>, name: strin
 /**
  * Profiling on request: with `BENCH_CPU_PROFILE=<file>` set, the first SIGUSR2 starts V8's sampling
  * profiler on the main thread (the bench sends it right before its first measurement, so start-up is left
- * out), and the profile is written to the file when the server stops.
+ * out), and the profile is written to the file when the server stops, with the allocation sample beside it
+ * (`heapProfilePath`).
  */
 function profiler(): { stop(): Promise<void> } {
   const file = process.env.BENCH_CPU_PROFILE;
@@ -43,14 +45,22 @@ function profiler(): { stop(): Promise<void> } {
   session.connect();
   let started: Promise<void> | undefined;
   process.on('SIGUSR2', () => {
-    started ??= session.post('Profiler.enable').then(() => session.post('Profiler.start'));
+    // Allocations are sampled beside the CPU: every object allocated counts, the ones the GC already took
+    // included, so the summary is what a call allocates, not what it leaves alive.
+    started ??= session
+      .post('Profiler.enable')
+      .then(() => session.post('Profiler.start'))
+      .then(() => session.post('HeapProfiler.enable'))
+      .then(() => session.post('HeapProfiler.startSampling', { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }));
   });
   return {
     async stop() {
       if (started === undefined) return;
       await started;
       const { profile } = await session.post('Profiler.stop');
+      const { profile: allocations } = await session.post('HeapProfiler.stopSampling');
       writeFileSync(file, JSON.stringify(profile));
+      writeFileSync(heapProfilePath(file), JSON.stringify(allocations));
       session.disconnect();
     },
   };

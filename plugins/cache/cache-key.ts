@@ -20,12 +20,18 @@ export function canonicalParams(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/** Canonical params up to this length stay in the key as they are: no longer than the digest would be. */
+const MAX_CLEAR_PARAMS = 43;
+
 /**
  * The store key of a call: network and method in clear (for operators reading a store), the params as a
  * SHA-256 digest so a large `eth_call` input does not make a large key; `head` is the tracked head
- * height for reads resolved against it.
+ * height for reads resolved against it. Params whose canonical text is no longer than a digest (`[]`,
+ * `["latest",false]`) are kept in clear after a `=`, which a base64url digest never holds: a hit on the
+ * commonest calls skips hashing, and the key is no longer.
  */
 export function cacheKey(network: string, method: string, params: unknown, head?: number): string {
-  const digest = createHash('sha256').update(canonicalParams(params)).digest('base64url');
-  return head === undefined ? `${network}:${method}:${digest}` : `${network}:${method}:${digest}@${head}`;
+  const canonical = canonicalParams(params);
+  const part = canonical.length <= MAX_CLEAR_PARAMS ? `=${canonical}` : createHash('sha256').update(canonical).digest('base64url');
+  return head === undefined ? `${network}:${method}:${part}` : `${network}:${method}:${part}@${head}`;
 }
