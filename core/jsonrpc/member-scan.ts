@@ -254,7 +254,8 @@ interface ScannedValue extends TextRange {
 /**
  * How deep objects are walked member by member on the first read: the document, the objects in its
  * members (an answer's `result`) and theirs (a `result.context`), so `result.number` or
- * `result.context.slot` costs one pass over the bytes, not two. Arrays are skipped whole.
+ * `result.context.slot` costs one pass over the bytes, not two. Arrays down to that depth are counted
+ * as they are skipped (a `result` of logs), deeper ones skipped whole.
  */
 const WALKED_DEPTH = 3;
 
