@@ -243,10 +243,24 @@ function keyIs(text: string, keyStart: number, keyEnd: number, name: string): bo
   return decoded === undefined ? undefined : decoded === name;
 }
 
-/** A value found in the text: where it lies and, for an object walked member by member, its members by name. */
+/** A member of a walked object: where its key lies (quotes included), and its value. */
+interface ScannedMember {
+  /** Index of the key's opening quote. */
+  readonly keyStart: number;
+  /** Index just past the key's closing quote. */
+  readonly keyEnd: number;
+  /** The member's value. */
+  readonly value: ScannedValue;
+}
+
+/** A value found in the text: where it lies and, for an object walked member by member, its members. */
 interface ScannedValue extends TextRange {
-  /** The members by name, the last of duplicates (as JSON.parse keeps); set for objects the scan walked. */
-  readonly members?: ReadonlyMap<string, ScannedValue>;
+  /**
+   * The members in order, set for objects the scan walked. Their names are compared where they lie
+   * when asked for, not cut out and hashed into a map: an answer's `result` has some thirty members
+   * and a hook asks for one.
+   */
+  readonly members?: readonly ScannedMember[];
   /** The number of elements; set for arrays the scan walked (counted while skipping them: no second pass). */
   readonly count?: number;
 }
@@ -298,19 +312,21 @@ export class MemberScan {
       const end = this.walker.skipValue(start);
       return end === -1 ? undefined : { start, end };
     }
-    const members = new Map<string, ScannedValue>();
+    const members: ScannedMember[] = [];
     let i = skipSpace(text, start + 1);
     if (text.charCodeAt(i) === CLOSE_OBJECT) return { start, end: i + 1, members };
     for (;;) {
       if (text.charCodeAt(i) !== QUOTE) return undefined;
+      const keyStart = i;
       const keyEnd = this.walker.skipString(i);
       if (keyEnd === -1) return undefined;
-      const name = keyName(text, i, keyEnd);
+      // A key that must be decoded is decoded once here, so a malformed one makes the scan decline.
+      if (needsDecoding(text, keyStart, keyEnd) && keyName(text, keyStart, keyEnd) === undefined) return undefined;
       const colon = skipSpace(text, keyEnd);
-      if (name === undefined || text.charCodeAt(colon) !== COLON) return undefined;
+      if (text.charCodeAt(colon) !== COLON) return undefined;
       const value = this.walk(skipSpace(text, colon + 1), depth + 1);
       if (value === undefined) return undefined;
-      members.set(name, value);
+      members.push({ keyStart, keyEnd, value });
       i = skipSpace(text, value.end);
       const next = text.charCodeAt(i);
       if (next === CLOSE_OBJECT) return { start, end: i + 1, members };
@@ -338,8 +354,15 @@ export class MemberScan {
     if (value === undefined) return undefined;
     for (const name of path) {
       if (this.text.charCodeAt(value.start) !== OPEN_OBJECT) return { found: undefined };
-      if (value.members !== undefined) value = value.members.get(name);
-      else {
+      if (value.members !== undefined) {
+        // The last member of that name, as JSON.parse keeps.
+        const members: readonly ScannedMember[] = value.members;
+        value = undefined;
+        for (let k = members.length - 1; k >= 0 && value === undefined; k--) {
+          const member: ScannedMember = members[k]!;
+          if (keyIs(this.text, member.keyStart, member.keyEnd, name) === true) value = member.value;
+        }
+      } else {
         let last: TextRange | undefined;
         let malformed = false;
         const end = this.walker.eachMember(value.start, (keyStart, keyEnd, member) => {
