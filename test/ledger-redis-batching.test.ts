@@ -1,7 +1,9 @@
 /**
  * Far fewer Redis round trips: a key's combined takes of one event-loop turn go to Redis as one script.
  * Calls are charged exactly as one by one (never beyond the balance, with two processes), Redis runs far
- * fewer commands than there are calls (INFO commandstats), a batch sent again changes nothing, and the
+ * fewer commands than there are calls (INFO commandstats: a constant number per script, whatever the
+ * calls in it; calls that arrive while the key's script is in Redis share the next one), a batch sent
+ * again changes nothing, and the
  * crash window (kill -9 under load) is what docs/operations.md states: credits of calls in flight.
  */
 import t from 'tap';
@@ -134,4 +136,59 @@ t.test('kill -9 under load: charged - answered stays within the calls in flight 
   t.comment(`answered ${answered}, charged ${charged}: ${charged - answered} charged but not answered`);
   t.ok(charged >= answered, 'every answered call was charged before it was served');
   t.ok(charged - answered <= CONCURRENCY, `at most the ${CONCURRENCY} calls in flight were charged without an answer (${charged - answered})`);
+});
+
+/** Every command Redis has run so far (INFO commandstats, script bodies included), INFO itself left out. */
+async function commandsRun(store: RedisStore): Promise<{ commands: number; scripts: number }> {
+  const stats = await store.connection.client.info('commandstats');
+  let commands = 0;
+  let scripts = 0;
+  for (const [, name, calls] of stats.matchAll(/^cmdstat_([a-z|_-]+):calls=(\d+)/gm)) {
+    if (name === 'info') continue;
+    commands += Number(calls);
+    if (name === 'eval' || name === 'evalsha') scripts += Number(calls);
+  }
+  return { commands, scripts };
+}
+
+t.test('100 charges of one key in one turn cost a constant number of Redis commands, each call with its own outcome', async (t) => {
+  const store = await openStore('constant:');
+  t.teardown(() => store.close());
+  const now = Date.now();
+  // A bucket of 5000 credits (5000 a second) and a day of 4000: of 100 calls of 100 credits, the first 40
+  // are taken, the next 10 pass the bucket but not the balance, the last 50 find the bucket empty.
+  t.ok((await store.metering.charge('warm', 1, { creditsPerSecond: 5000, dailyCredits: 4000 }, now)).ok, 'a first charge loads the script');
+  const open = { creditsPerSecond: 5000, dailyCredits: 4000 };
+  const start = await commandsRun(store);
+  const outcomes = await Promise.all(Array.from({ length: 100 }, () => store.metering.charge('j', 100, open, now)));
+  const end = await commandsRun(store);
+  t.same(
+    outcomes.map((c) => (c.ok ? 'ok' : c.code)),
+    [...Array<string>(40).fill('ok'), ...Array<string>(10).fill('CREDITS_EXHAUSTED'), ...Array<string>(50).fill('RATE_LIMITED')],
+    'each call charged as alone, in order: 40 taken, 10 beyond the day, 50 beyond the bucket',
+  );
+  t.equal((await store.ledger.balance('j', 4000, new Date(now))).used, 4000, 'exactly the 40 calls taken are charged');
+  t.equal(end.scripts - start.scripts, 1, 'one script');
+  // evalsha, MGET (marker, day, paid), HMGET and HSET of the bucket, PEXPIRE of the new bucket, SET of
+  // the day, SET of the marker: 7, whatever the number of calls.
+  t.ok(end.commands - start.commands <= 7, `${end.commands - start.commands} commands for 100 calls in all`);
+});
+
+t.test('the calls of a key that arrive while its script is in Redis share the next script', async (t) => {
+  const store = await openStore('waiting:');
+  t.teardown(() => store.close());
+  const now = Date.now();
+  const limits = { creditsPerSecond: 1e9, dailyCredits: 1e9 };
+  t.ok((await store.metering.charge('k', 1, limits, now)).ok, 'a first charge loads the script');
+  const before = await commandsRun(store);
+  const first = Array.from({ length: 50 }, () => store.metering.charge('k', 1, limits, now));
+  // The first 50 go at the end of this turn (the check phase); this callback runs in that same phase,
+  // after the script was sent and before its answer can be read: these 50 wait for it.
+  const second = await new Promise<Array<ReturnType<typeof store.metering.charge>>>((resolve) => setImmediate(() => resolve(Array.from({ length: 50 }, () => store.metering.charge('k', 1, limits, now)))));
+  const charges = await Promise.all([...first, ...second]);
+  const after = await commandsRun(store);
+  t.equal(charges.filter((c) => c.ok).length, 100, 'all charged');
+  t.equal((await store.ledger.balance('k', 1e9, new Date(now))).used, 101, 'each once');
+  t.equal(after.scripts - before.scripts, 2, 'two scripts: the turn\'s, then the 50 that waited for it');
+  t.ok(after.commands - before.commands <= 14, `${after.commands - before.commands} commands for 100 calls`);
 });

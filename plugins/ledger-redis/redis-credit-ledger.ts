@@ -60,7 +60,9 @@ interface TakeBatch {
  * the store's `Metering`, {@link RedisMetering}, charges every call through). The takes of one key that
  * arrive during one turn of the event loop go to Redis together, as one script that takes them one
  * after the other (`TAKE_DEBIT_BATCH`): under load, one command serves many calls, each charged exactly
- * as alone.
+ * as alone. A key has at most one such script in Redis at a time from this instance: the calls that
+ * arrive meanwhile wait for its answer and go as the next one, so the busier the key, the more calls a
+ * script serves, for the same few commands inside it.
  *
  * While Redis is unreachable the connection's policy applies: `refuse` fails the call with
  * `METERING_UNAVAILABLE`; `allowance` takes the debit from a local allowance of the day's balance and
@@ -91,8 +93,13 @@ export class RedisCreditLedger implements CreditLedger {
   readonly #lastUsed = new Map<string, number>();
   /** Each key's last known paid balance, by key id. */
   readonly #lastPaid = new Map<string, number>();
-  /** Combined takes waiting for the end of this event-loop turn, by key, bucket and limits. */
+  /**
+   * Combined takes waiting to be sent, by key, bucket and limits: until the end of this event-loop turn,
+   * or until the answer to that group's script in Redis now.
+   */
   readonly #batches = new Map<string, TakeBatch>();
+  /** The groups with a script in Redis now: their next batch waits for its answer. */
+  readonly #inFlight = new Set<string>();
   #flushScheduled = false;
   #day = '';
   #dayEnds = 0;
@@ -156,47 +163,78 @@ export class RedisCreditLedger implements CreditLedger {
    * while the connection is ready.
    */
   takeAndDebit(bucketKey: string, keyId: string, cost: number, perSecond: number, burst: number, limit: number, now: number): Promise<Charge> {
-    const day = this.#today(new Date(now));
+    const day = this.#todayAt(now);
     const slot = this.#names.balance(day, keyId);
     const group = `${slot}\n${bucketKey}\n${perSecond}\n${burst}\n${limit}`;
     let batch = this.#batches.get(group);
     if (batch === undefined) {
       batch = { bucketKey, keyId, slot, paidKey: this.#names.paid(keyId), day, perSecond, burst, limit, now, takes: [] };
       this.#batches.set(group, batch);
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        // Every call the poll phase of this turn parsed joins the batch; the script goes right after it.
-        setImmediate(() => this.#flushBatches());
-      }
+      // Every call the poll phase of this turn parsed joins the batch; the script goes right after it,
+      // or once the group's script in Redis has answered.
+      if (!this.#inFlight.has(group)) this.#scheduleFlush();
     }
     batch.now = Math.max(batch.now, now);
     const joined = batch;
     return new Promise((resolve, reject) => joined.takes.push({ cost, resolve, reject }));
   }
 
+  #scheduleFlush(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => this.#flushBatches());
+  }
+
+  /**
+   * Sends the batches of the groups with no script in Redis. A group's batch waits while its previous
+   * script is in Redis, so under load a key's calls of several turns share one script (fewer commands
+   * per call, the same outcome for each); the wait is at most that script's round trip. A batch whose
+   * turn comes while Redis is unreachable is not sent: its calls fail with `METERING_UNAVAILABLE`, which
+   * {@link RedisMetering} answers with the connection's policy, as for a script that failed.
+   */
   #flushBatches(): void {
     this.#flushScheduled = false;
-    const batches = [...this.#batches.values()];
-    this.#batches.clear();
-    for (const batch of batches) this.#sendBatch(batch);
+    for (const [group, batch] of [...this.#batches]) {
+      if (this.#inFlight.has(group)) continue;
+      this.#batches.delete(group);
+      if (!this.#conn.ready) {
+        for (const take of batch.takes) take.reject(this.#conn.unavailable());
+        continue;
+      }
+      let sent: Promise<void>;
+      try {
+        sent = this.#sendBatch(batch);
+      } catch (error) {
+        // A client that throws rather than rejects: the batch fails as a failed script would, and no
+        // group is left marked in flight with nothing to clear it.
+        for (const take of batch.takes) take.reject(error);
+        continue;
+      }
+      this.#inFlight.add(group);
+      void sent.finally(() => {
+        this.#inFlight.delete(group);
+        if (this.#batches.has(group)) this.#scheduleFlush();
+      });
+    }
   }
 
   /**
    * Sends a key's batch as one script (`TAKE_DEBIT_BATCH` under one id: the calls' debits are
    * `<id>.<n>`, each refundable by itself), or as `TAKE_DEBIT` when it holds one call.
    */
-  #sendBatch(batch: TakeBatch): void {
+  #sendBatch(batch: TakeBatch): Promise<void> {
     const { bucketKey, keyId, slot, paidKey, day, perSecond, burst, limit, now, takes } = batch;
     const id = newDebitId();
     const marker = this.#names.markerBeside(slot, id);
-    const ttlMs = this.#dayEnds - now + this.#retainMs;
+    // From the batch's own day: a batch that waited past midnight keeps its day's expiry.
+    const ttlMs = Math.max(1, Date.parse(`${day}T00:00:00Z`) + DAY_MS - now + this.#retainMs);
     const sent = this.#conn.replicated<number[]>(
       slot,
       takes.length === 1
         ? this.#conn.client.tgTakeDebit(bucketKey, slot, marker, paidKey, takes[0]!.cost, perSecond, burst, now, takes[0]!.cost, limit, ttlMs, this.#windowMs)
         : this.#conn.client.tgTakeDebitBatch(bucketKey, slot, marker, paidKey, perSecond, burst, now, limit, ttlMs, this.#windowMs, ...takes.map((take) => take.cost)),
     );
-    sent.then(
+    return sent.then(
       (answer) => {
         if (answer[0] === -1) {
           for (const take of takes) take.reject(this.#conn.unavailable());
@@ -204,7 +242,14 @@ export class RedisCreditLedger implements CreditLedger {
         }
         const at = new Date(now);
         takes.forEach((take, i) => {
-          const [passed, retryAfterMs, ok, used, paidLeft, paidTaken] = answer.slice(i * 6, i * 6 + 6) as [number, number, number, number, number, number];
+          // Six numbers per call, read in place (no copy per call).
+          const at6 = i * 6;
+          const passed = answer[at6]!;
+          const retryAfterMs = answer[at6 + 1]!;
+          const ok = answer[at6 + 2]!;
+          const used = answer[at6 + 3]!;
+          const paidLeft = answer[at6 + 4]!;
+          const paidTaken = answer[at6 + 5]!;
           if (passed !== 1) return take.resolve({ ok: false, code: 'RATE_LIMITED', retryAfterMs });
           // A cancelled single debit (2) is a failure too; taken again by a resend (1) is a success.
           if (ok === 2) return take.reject(this.#conn.unavailable());
@@ -335,8 +380,13 @@ export class RedisCreditLedger implements CreditLedger {
   }
 
   #today(now: Date): string {
-    const ms = now.getTime();
+    return this.#todayAt(now.getTime());
+  }
+
+  /** The UTC day of `ms`; a Date is made only when the day changes (a charge passes its time as a number). */
+  #todayAt(ms: number): string {
     if (ms >= this.#dayEnds || ms < this.#dayEnds - DAY_MS) {
+      const now = new Date(ms);
       this.#day = utcDay(now);
       this.#dayEnds = nextUtcMidnight(now).getTime();
       this.#lastUsed.clear();

@@ -5,7 +5,8 @@ import type { RedisCreditLedger } from './redis-credit-ledger.js';
 /**
  * The Redis store's `Metering`: a call's throughput bucket (`<prefix>rate:{<key id>}`, the same bucket earlier versions took) and its debit
  * in one script ({@link RedisCreditLedger.takeAndDebit}, `TAKE_DEBIT`), and the calls of one key that
- * arrive in one event-loop turn in one script for them all (`TAKE_DEBIT_BATCH`). A charge without a
+ * arrive in one event-loop turn (or while the key's previous script is in Redis) in one script for them
+ * all (`TAKE_DEBIT_BATCH`). A charge without a
  * bucket (events) is the ledger's debit alone. A taken charge refunds through the ledger, once.
  *
  * While Redis is unreachable, or when the script's command fails (the batch is then cancelled by its

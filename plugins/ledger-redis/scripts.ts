@@ -32,29 +32,41 @@ local function paidTakenOf(mark)
 end`;
 
 /**
+ * A debit's writes once its outcome is known (`used`, `paid`, `fromDay`, `fromPaid` set): the day's new
+ * use with its time to live (`SET … PX`, one command where `INCRBY` and `PEXPIRE` were two: the script
+ * read the use, so it knows the sum), the paid balance likewise (it never expires: `KEEPTTL`).
+ * `BALANCE` and `PAID` are the KEYS indexes, `TTL` the ARGV index of the balance's time to live.
+ */
+function writeDebit(balance: number, paidKey: number, ttl: number): string {
+  return `
+if fromDay > 0 then redis.call('SET', KEYS[${balance}], string.format('%d', used), 'PX', ARGV[${ttl}]) end
+if fromPaid > 0 then redis.call('SET', KEYS[${paidKey}], string.format('%d', paid), 'KEEPTTL') end`;
+}
+
+/**
  * KEYS: balance, debit marker, paid balance. ARGV: credits, daily limit, time to live (ms),
  * idempotency window (ms). Takes the credits if the day and the paid balance together cover them (the
  * day first): `{1, used, paid left, paid taken}` or `{0, used, paid left, 0}`. A debit whose id is
  * already marked changes nothing: `{1, …}` when it was taken (this is the same command sent again, after
- * a lost answer or a redirection), `{2, …}` when it was cancelled.
+ * a lost answer or a redirection), `{2, …}` when it was cancelled. The marker, the day and the paid
+ * balance are read with one `MGET`.
  */
 export const DEBIT = `${PAID_TAKEN_OF}
-local mark = redis.call('GET', KEYS[2])
+local got = redis.call('MGET', KEYS[2], KEYS[1], KEYS[3])
+local mark = got[1]
+local used = tonumber(got[2] or '0')
+local paid = tonumber(got[3] or '0')
 if mark then
-  if mark == 'r' then return {2, tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[3]) or '0'), 0} end
-  return {1, tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[3]) or '0'), paidTakenOf(mark)}
+  if mark == 'r' then return {2, used, paid, 0} end
+  return {1, used, paid, paidTakenOf(mark)}
 end
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-local paid = tonumber(redis.call('GET', KEYS[3]) or '0')
 local credits = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 ${SPLIT}
 if not fits then return {0, used, paid, 0} end
-if fromDay > 0 then
-  used = redis.call('INCRBY', KEYS[1], fromDay)
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-end
-if fromPaid > 0 then paid = redis.call('DECRBY', KEYS[3], fromPaid) end
+used = used + fromDay
+paid = paid - fromPaid
+${writeDebit(1, 3, 3)}
 redis.call('SET', KEYS[2], string.format('%d:%d', fromDay, fromPaid), 'PX', ARGV[4])
 return {1, used, paid, fromPaid}`;
 
@@ -122,9 +134,10 @@ return redis.call('INCRBY', KEYS[1], ARGV[1])`;
 
 /**
  * A bucket's tokens now (KEYS[1]), refilled for the time passed since its last use: reads `rate`, `burst`
- * and `now`, which the including script has set, and leaves `tokens` and `at`.
+ * and `now`, which the including script has set, and leaves `tokens`, `at` and `state[3]` (when its time
+ * to live was last renewed, see `WRITE_BUCKET`).
  */
-const REFILL = `local state = redis.call('HMGET', KEYS[1], 't', 'a')
+const REFILL = `local state = redis.call('HMGET', KEYS[1], 't', 'a', 'e')
 local tokens = tonumber(state[1])
 local at = tonumber(state[2])
 if tokens == nil or at == nil then
@@ -134,6 +147,22 @@ elseif now > at then
   tokens = math.min(burst, tokens + (now - at) / 1000 * rate)
   at = now
 end`;
+
+/**
+ * Writes the bucket (KEYS[1]) after `REFILL`: its `tokens` at `at`. An idle bucket expires once it would
+ * be full again: its time to live, `burst / rate` s plus 1 s, is renewed (`PEXPIRE`, field `e` = when) only
+ * when the last renewal is 500 ms old or more, not on every write: a bucket in use costs one command per
+ * write instead of two. Exact all the same: the last write without a renewal came less than 500 ms after
+ * it, so by the time the key expires the bucket has refilled to full, which is what a bucket that is not
+ * there reads as (with instances' clocks within 500 ms of each other; a clock behind renews sooner).
+ */
+const WRITE_BUCKET = `local renewed = tonumber(state[3])
+  if renewed == nil or now < renewed or now - renewed >= 500 then
+    redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'a', string.format('%d', at), 'e', string.format('%d', now))
+    redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+  else
+    redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'a', string.format('%d', at))
+  end`;
 
 /**
  * The token bucket shared by `TAKE` and `TAKE_DEBIT`. KEYS[1]: bucket. ARGV[1..4]: cost,
@@ -151,8 +180,7 @@ local need = math.min(cost, burst)
 local allowed = tokens >= need
 if allowed then
   tokens = tokens - need
-  redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'a', string.format('%d', at))
-  redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+  ${WRITE_BUCKET}
 end`;
 
 /**
@@ -240,39 +268,41 @@ return 1
  * marked is this command sent again: its outcome, without taking from the bucket again.
  */
 export const TAKE_DEBIT = `${PAID_TAKEN_OF}
-local mark = redis.call('GET', KEYS[3])
+local got = redis.call('MGET', KEYS[3], KEYS[2], KEYS[4])
+local mark = got[1]
+local used = tonumber(got[2] or '0')
+local paid = tonumber(got[3] or '0')
 if mark then
-  if mark == 'r' then return {1, 0, 2, tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(redis.call('GET', KEYS[4]) or '0'), 0} end
-  return {1, 0, 1, tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(redis.call('GET', KEYS[4]) or '0'), paidTakenOf(mark)}
+  if mark == 'r' then return {1, 0, 2, used, paid, 0} end
+  return {1, 0, 1, used, paid, paidTakenOf(mark)}
 end
 ${BUCKET}
 if not allowed then return {0, math.ceil((need - tokens) / rate * 1000), 0, 0, 0, 0} end
-local used = tonumber(redis.call('GET', KEYS[2]) or '0')
-local paid = tonumber(redis.call('GET', KEYS[4]) or '0')
 local credits = tonumber(ARGV[5])
 local limit = tonumber(ARGV[6])
 ${SPLIT}
 if not fits then return {1, 0, 0, used, paid, 0} end
-if fromDay > 0 then
-  used = redis.call('INCRBY', KEYS[2], fromDay)
-  redis.call('PEXPIRE', KEYS[2], ARGV[7])
-end
-if fromPaid > 0 then paid = redis.call('DECRBY', KEYS[4], fromPaid) end
+used = used + fromDay
+paid = paid - fromPaid
+${writeDebit(2, 4, 7)}
 redis.call('SET', KEYS[3], string.format('%d:%d', fromDay, fromPaid), 'PX', ARGV[8])
 return {1, 0, 1, used, paid, fromPaid}`;
 
 /**
  * KEYS: bucket, balance, batch marker, paid balance. ARGV: tokens per second, burst, now (ms), daily
  * limit, time to live of the balance (ms), idempotency window (ms), then the cost of each call of the
- * batch. The calls of one key that arrived in one turn of the gateway's event loop, each taken as
+ * batch. The calls of one key that arrived in one turn of the gateway's event loop (or while the key's
+ * previous script was in Redis), each taken as
  * `TAKE_DEBIT` would take it (the day first, then the paid balance), in order, in one atomic step: for
  * each call `passed (1|0), retry after ms, taken (1|0), used, paid left, paid taken`. The marker keeps
  * the answer (and the credits taken from the day and from the paid balance, for a cancellation), so the
  * same batch sent again gets the same answer and changes nothing; `{-1}` when the batch was cancelled
- * before it arrived.
+ * before it arrived. Reads each key once (marker, day and paid balance in one `MGET`; the bucket) and
+ * writes each key it changed once, whatever the number of calls.
  */
 export const TAKE_DEBIT_BATCH = `
-local mark = redis.call('GET', KEYS[3])
+local got = redis.call('MGET', KEYS[3], KEYS[2], KEYS[4])
+local mark = got[1]
 if mark == 'r' then return {-1} end
 if mark then return cjson.decode(mark).o end
 local rate = tonumber(ARGV[1])
@@ -280,8 +310,8 @@ local burst = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
 local limit = tonumber(ARGV[4])
 ${REFILL}
-local used = tonumber(redis.call('GET', KEYS[2]) or '0')
-local paid = tonumber(redis.call('GET', KEYS[4]) or '0')
+local used = tonumber(got[2] or '0')
+local paid = tonumber(got[3] or '0')
 local out = {}
 local taken = 0
 local takenPaid = 0
@@ -310,13 +340,10 @@ for i = 7, #ARGV do
   end
 end
 if tookTokens then
-  redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'a', string.format('%d', at))
-  redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+  ${WRITE_BUCKET}
 end
-if taken > 0 then
-  redis.call('INCRBY', KEYS[2], taken)
-  redis.call('PEXPIRE', KEYS[2], ARGV[5])
-end
-if takenPaid > 0 then redis.call('DECRBY', KEYS[4], takenPaid) end
+local fromDay = taken
+local fromPaid = takenPaid
+${writeDebit(2, 4, 5)}
 redis.call('SET', KEYS[3], cjson.encode({t = taken, p = takenPaid, o = out}), 'PX', ARGV[6])
 return out`;
