@@ -15,5 +15,7 @@ export { NodeAnswerError } from './jsonrpc/node-answer-error.js';
 export type { JsonRpcResponse, JsonRpcSuccess, JsonRpcFailure } from './contracts/json-rpc.js';
 export type { JsonRpcErrorObject } from './errors/json-rpc-error.js';
 export type { AnswerHead } from './contracts/shared-heads.js';
+export type { AnswerView } from './contracts/answer-view.js';
+export { answerView } from './jsonrpc/answer-view.js';
 export { chargeOnceStage, type ChargeOnceOptions } from './pipeline/charge-once.js';
 export { CachePoliciesToken, type CacheScope, type ChainHead, type FamilyCachePolicies, type MethodCachePolicy } from './network/cache-policy.js';

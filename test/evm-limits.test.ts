@@ -13,11 +13,14 @@ import {
   type Clock,
   type RequestContext,
 } from '../core/plugin-api.js';
-import type { LimitsInput, MethodDefinition, NetworkFamily, NetworkRuntime } from '../core/family-api.js';
+import { answerView, type AnswerView, type LimitsInput, type MethodDefinition, type NetworkFamily, type NetworkRuntime } from '../core/family-api.js';
 import { evmFamily, type EvmFamilyOptions } from '../plugins/evm/index.js';
 import { BLOCK_GAS_LIMIT_STATE_KEY } from '../plugins/evm/block-gas-limit.js';
 import { blockNumberHead, isRevert } from '../plugins/evm/answers.js';
 import { countLogFilterParams } from '../plugins/evm/get-logs-limits.js';
+
+/** A node's answer as the `checkResult` stage hands it to a hook: a view on its bytes. */
+const view = (response: JsonRpcResponse): AnswerView => answerView(Buffer.from(JSON.stringify(response)));
 import { createEvmFamily } from '../plugins/evm/family.js';
 import { resolveEvmSettings } from '../plugins/evm/options.js';
 import { polygonFamily } from '../plugins/polygon/index.js';
@@ -110,12 +113,12 @@ t.test('the eth_getLogs parameter limit is an option', async (t) => {
 
 t.test('eth_getLogs answers of more than 10,000 logs become the spec error', async (t) => {
   const { checkResult } = method('eth_getLogs');
-  const answer = (result: unknown): JsonRpcResponse => ({ jsonrpc: '2.0', id: 1, result });
+  const answer = (result: unknown): AnswerView => view({ jsonrpc: '2.0', id: 1, result });
   const log = { address: ADDRESS, topics: [TOPIC], data: '0x' };
   t.doesNotThrow(() => checkResult!(answer(Array.from({ length: 10_000 }, () => log)), ctx), '10,000 logs pass');
   t.doesNotThrow(() => checkResult!(answer([]), ctx), 'no logs pass');
   t.doesNotThrow(() => checkResult!(answer(null), ctx), 'a non-array result passes');
-  t.doesNotThrow(() => checkResult!({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'invalid block range params' } }, ctx), 'a node error passes');
+  t.doesNotThrow(() => checkResult!(view({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'invalid block range params' } }), ctx), 'a node error passes');
   t.same(thrown(t, () => checkResult!(answer(Array.from({ length: 10_001 }, () => log)), ctx)), { code: -32005, message: 'query returned more than 10000 results' });
 
   const small = method('eth_getLogs', { getLogsMaxResults: 2 });
@@ -258,7 +261,7 @@ t.test('evmFamily registers the evm family, configured from the config section',
   t.equal(family!.isCallError!({ code: -32000, message: 'header not found' }), false, 'other node errors are failures');
   const getLogs = family!.methods.find((m) => m.name === 'eth_getLogs')!;
   t.equal(getLogs.timeoutMs, 4000);
-  t.same(thrown(t, () => getLogs.checkResult!({ jsonrpc: '2.0', id: 1, result: new Array(51).fill(null) }, ctx)), { code: -32005, message: 'query returned more than 50 results' });
+  t.same(thrown(t, () => getLogs.checkResult!(view({ jsonrpc: '2.0', id: 1, result: new Array(51).fill(null) }), ctx)), { code: -32005, message: 'query returned more than 50 results' });
   t.throws(() => registered(evmFamily(), { evm: { gasCap: 5 } }), ConfigError, 'an unknown setting stops the gateway from starting');
 });
 

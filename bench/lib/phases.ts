@@ -18,7 +18,7 @@ interface PhaseRule {
  * them (param checks with `validate`, head reads with `scan answer`).
  */
 const RULES: readonly PhaseRule[] = [
-  { phase: 'scan answer', files: /^core\/(jsonrpc\/(decode|scan|json-rpc-protocol|node-answer-error)|upstream\/answer-head|pipeline\/(node-error|stages\/check-result))\./ },
+  { phase: 'scan answer', files: /^core\/(jsonrpc\/(decode|scan|member-scan|answer-view|json-rpc-protocol|node-answer-error)|upstream\/answer-head|pipeline\/(node-error|stages\/check-result))\./ },
   { phase: 'auth', files: /^core\/(pipeline\/stages\/authenticate|keys\/)/ },
   { phase: 'validate', files: /^core\/(pipeline\/stages\/validate|network\/compile-params)\.|^node_modules\/ajv\// },
   { phase: 'meter', files: /^core\/(pipeline\/stages\/(meter|enforce-limits)\.|pipeline\/charge-once\.|metering\/|usage\/)|^plugins\/(ledger-[^/]+|payments)\// },

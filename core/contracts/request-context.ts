@@ -4,7 +4,7 @@
 import type { DebitReceipt } from './credit-ledger.js';
 import type { ApiKeyRecord, Plan } from './keys.js';
 import type { JsonRpcErrorObject } from '../errors/json-rpc-error.js';
-import type { JsonRpcResponse } from './json-rpc.js';
+import type { AnswerView } from './answer-view.js';
 import type { UpstreamFailure } from './upstream-failure.js';
 import type { MaybePromise, JsonSchema } from '../util/maybe-promise.js';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -185,9 +185,11 @@ export interface MethodDefinition {
    * The chain head an answer shows the client, when it shows one (a "current height" method, the block
    * a `latest` tag resolved to): the gateway never lets a client see a head below one any upstream of
    * the deployment has already shown in the same scope. An answer below it is not passed on: the call
-   * moves to another node, or ends with `UPSTREAM_BEHIND` (see {@link AnswerHead}).
+   * moves to another node, or ends with `UPSTREAM_BEHIND` (see {@link AnswerHead}). It is asked only
+   * for an answer with a result (`answer.kind === 'result'`), and reads what it needs by scanning
+   * (`answer.member('result', 'number')`): the answer is not parsed on this path.
    */
-  readonly answerHead?: (result: unknown, params: unknown) => AnswerHead | undefined;
+  readonly answerHead?: (answer: AnswerView, params: unknown) => AnswerHead | undefined;
   /**
    * The lowest network head (in the units of the family's probe head: a block height, a slot) a node must
    * have reached to serve a call with `params` (a Solana call's `minContextSlot`), or undefined when any
@@ -202,8 +204,12 @@ export interface MethodDefinition {
    * uncharged. A hook that throws, or an `ask` that fails, leaves the node's error as the answer.
    */
   readonly onNodeError?: (error: JsonRpcErrorObject, input: NodeErrorInput) => MaybePromise<NodeErrorSettlement | undefined>;
-  /** Inspects the upstream's answer; throw a {@link GatewayError} to replace it with an error. */
-  readonly checkResult?: (response: JsonRpcResponse, ctx: RequestContext) => void;
+  /**
+   * Inspects the upstream's answer; throw a {@link GatewayError} to replace it with an error. The answer
+   * is read from the node's bytes by scanning (`answer.length('result')` counts a result's elements
+   * without building them); `answer.parsed()` parses it whole when a check needs more.
+   */
+  readonly checkResult?: (answer: AnswerView, ctx: RequestContext) => void;
   /** One line for the docs. */
   readonly description?: string;
   /**

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../contracts/request-context.js';
 import type { Upstream, UpstreamReply } from '../contracts/upstream.js';
 import type { UpstreamSelector } from '../contracts/selector.js';
-import { decodeAnswer } from '../jsonrpc/decode.js';
+import { answerView } from '../jsonrpc/answer-view.js';
 
 /** An answer that showed a head below the floor: the head it showed, and the floor. */
 export interface BehindAnswer {
@@ -14,20 +14,15 @@ export interface BehindAnswer {
 /**
  * Reads the head an answer shows (the method's `answerHead`) and tells the selector; returns what was
  * found when the head is below the network's floor, so the answer must not reach the client. An answer
- * that is a node's error, or that shows no head, passes. Only methods with `answerHead` pay for parsing.
+ * that is a node's error, that is not a JSON-RPC answer, or that shows no head, passes. The hook reads the
+ * answer by scanning its bytes, so a block read for its number is not parsed.
  */
 export function answerBehind(ctx: RequestContext, upstream: Upstream, reply: UpstreamReply, selector: UpstreamSelector): BehindAnswer | undefined {
   const read = ctx.method?.answerHead;
   if (read === undefined || !(reply.body instanceof Uint8Array)) return undefined;
-  let result: unknown;
-  try {
-    const answer = decodeAnswer(reply.body);
-    if (answer.error !== undefined) return undefined;
-    result = answer.result;
-  } catch {
-    return undefined;
-  }
-  const shown = read(result, ctx.params);
+  const answer = answerView(reply.body);
+  if (answer.kind !== 'result') return undefined;
+  const shown = read(answer, ctx.params);
   if (shown === undefined || !Number.isSafeInteger(shown.head)) return undefined;
   const scope = shown.scope ?? '';
   const floor = selector.headFloor?.(ctx.network, scope);

@@ -5,7 +5,7 @@
  * @module
  */
 import { Errors, GatewayError } from '../../core/plugin-api.js';
-import type { JsonRpcResponse, MethodDefinition } from '../../core/family-api.js';
+import type { MethodDefinition } from '../../core/family-api.js';
 
 /** The thresholds `getLogsLimits` enforces. */
 export interface GetLogsThresholds {
@@ -54,8 +54,10 @@ export function getLogsLimits(thresholds: GetLogsThresholds): GetLogsHooks {
       }
       return undefined;
     },
-    checkResult(response: JsonRpcResponse) {
-      if ('result' in response && Array.isArray(response.result) && response.result.length > maxResults) {
+    checkResult(answer) {
+      // Counted by scanning: the logs are not parsed to be counted.
+      const count = answer.kind === 'result' ? answer.length('result') : undefined;
+      if (count !== undefined && count > maxResults) {
         throw new GatewayError(Errors.LIMIT_EXCEEDED, { message: `query returned more than ${maxResults} results` });
       }
     },

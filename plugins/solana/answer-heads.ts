@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { AnswerHead, MethodDefinition } from '../../core/family-api.js';
+import type { AnswerHead, AnswerView, MethodDefinition } from '../../core/family-api.js';
 import { commitmentOf } from './commitment.js';
 
 /** A slot as JSON gives it: a non-negative safe integer. */
@@ -20,20 +20,20 @@ export function slotScope(commitment: string): string {
 }
 
 /** The head a `getSlot` answer shows, in the scope of the commitment it asked for. */
-function slotAnswer(result: unknown, params: unknown): AnswerHead | undefined {
-  const head = slotHead(result);
+function slotAnswer(answer: AnswerView, params: unknown): AnswerHead | undefined {
+  const head = slotHead(answer.member('result'));
   return head === undefined ? undefined : { head, scope: slotScope(commitmentOf(params)) };
 }
 
-/** The head an answer's `context.slot` shows, in the scope of the commitment the call asked for. */
-function contextSlot(result: unknown, params: unknown): AnswerHead | undefined {
-  const head = slotHead((result as { context?: { slot?: unknown } } | null)?.context?.slot);
+/** The head an answer's `context.slot` shows, in the scope of the commitment the call asked for (read alone from the bytes: the accounts are skipped). */
+function contextSlot(answer: AnswerView, params: unknown): AnswerHead | undefined {
+  const head = slotHead(answer.member('result', 'context', 'slot'));
   return head === undefined ? undefined : { head, scope: slotScope(commitmentOf(params)) };
 }
 
 /** The head a `processed`-bank answer shows whatever the call's commitment (`getSignatureStatuses` reads the processed bank). */
-function processedContextSlot(result: unknown): AnswerHead | undefined {
-  const head = slotHead((result as { context?: { slot?: unknown } } | null)?.context?.slot);
+function processedContextSlot(answer: AnswerView): AnswerHead | undefined {
+  const head = slotHead(answer.member('result', 'context', 'slot'));
   return head === undefined ? undefined : { head, scope: '' };
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { Errors, GatewayError } from '../../core/plugin-api.js';
-import type { JsonRpcResponse, LimitsInput } from '../../core/family-api.js';
+import type { AnswerView, LimitsInput } from '../../core/family-api.js';
 import { MAX_BLOCKS_RANGE } from './methods.js';
 import { solanaNetworkSettings } from './network-settings.js';
 
@@ -24,14 +24,13 @@ export function blocksRangeCheck(params: unknown): string | undefined {
 /**
  * The `checkResult` of `getProgramAccounts`: an answer of more than `maxResults` accounts (a bare list, or
  * `{context, value}` with `withContext`) is replaced by `-32005`, uncharged: the caller narrows the query
- * with filters (`dataSize`, `memcmp`).
+ * with filters (`dataSize`, `memcmp`). The accounts are counted by scanning the answer's bytes, not parsed.
  */
-export function programAccountsCap(maxResults: number): (response: JsonRpcResponse) => void {
-  return (response) => {
-    if (!('result' in response)) return;
-    const result = response.result as { value?: unknown } | unknown[] | null;
-    const accounts = Array.isArray(result) ? result : result?.value;
-    if (Array.isArray(accounts) && accounts.length > maxResults) {
+export function programAccountsCap(maxResults: number): (answer: AnswerView) => void {
+  return (answer) => {
+    if (answer.kind !== 'result') return;
+    const accounts = answer.length('result') ?? answer.length('result', 'value');
+    if (accounts !== undefined && accounts > maxResults) {
       throw new GatewayError(Errors.LIMIT_EXCEEDED, {
         message: `query returned more than ${maxResults} accounts; narrow it with filters (dataSize, memcmp)`,
       });

@@ -1,0 +1,90 @@
+import type { AnswerView } from '../contracts/answer-view.js';
+import { MemberScan } from './member-scan.js';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The value at `path` in a parsed document, read as {@link AnswerView.member} reads it. */
+function memberOf(document: unknown, path: readonly string[]): unknown {
+  let value = document;
+  for (const name of path) {
+    if (!isObject(value) || !Object.hasOwn(value, name)) return undefined;
+    value = value[name];
+  }
+  return value;
+}
+
+/**
+ * Answers shorter than this are parsed rather than scanned: on a few hundred bytes JSON.parse is the
+ * faster (measured: 0.5 against 0.8 µs on `{"result":"0x1234"}`, 1.7 against 2.0 on a Solana account
+ * of 450 bytes), and makes little garbage; on the bench's block of 120 hashes (12 kB) the scan is
+ * (9 to 10 against 14 to 16 µs, and none of the parse's objects for the GC), and on three logs (1.8 kB)
+ * counted for a cap (2.2 against 3.6).
+ */
+const SCAN_FROM = 1024;
+
+/** An {@link AnswerView} that scans first and parses when the scanner declines (a class: an object literal with a getter and closures costs more to make than the scan itself). */
+class ScannedAnswer implements AnswerView {
+  private readonly scan: MemberScan | undefined;
+  private document: { readonly value: unknown } | undefined;
+  private answerKind: AnswerView['kind'] | undefined;
+
+  constructor(private readonly body: Uint8Array, scan: boolean) {
+    this.scan = scan ? new MemberScan(body) : undefined;
+  }
+
+  get kind(): AnswerView['kind'] {
+    this.answerKind ??= this.readKind();
+    return this.answerKind;
+  }
+
+  private readKind(): AnswerView['kind'] {
+    const error = this.document === undefined ? this.scan?.find(['error']) : undefined;
+    const result = error === undefined ? undefined : this.scan?.find(['result']);
+    if (error !== undefined && result !== undefined) {
+      if (error.found !== undefined && this.member('error') !== null) return 'error';
+      return result.found === undefined ? 'neither' : 'result';
+    }
+    // The scanner declined: the parser says.
+    const document = this.parsed();
+    if (document === undefined) return 'not-json';
+    if (!isObject(document)) return 'neither';
+    if (document.error !== undefined && document.error !== null) return 'error';
+    return Object.hasOwn(document, 'result') ? 'result' : 'neither';
+  }
+
+  member(...path: readonly string[]): unknown {
+    const scanned = this.document === undefined ? this.scan?.value(path) : undefined;
+    return scanned === undefined ? memberOf(this.parsed(), path) : scanned.value;
+  }
+
+  length(...path: readonly string[]): number | undefined {
+    const scanned = this.document === undefined ? this.scan?.length(path) : undefined;
+    if (scanned !== undefined) return scanned.length;
+    const value = memberOf(this.parsed(), path);
+    return Array.isArray(value) ? value.length : undefined;
+  }
+
+  parsed(): unknown {
+    if (this.document === undefined) {
+      const { body } = this;
+      try {
+        const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+        this.document = { value: JSON.parse(bytes.toString('utf8')) as unknown };
+      } catch {
+        this.document = { value: undefined };
+      }
+    }
+    return this.document.value;
+  }
+}
+
+/**
+ * An {@link AnswerView} of `body`: members are found by scanning its bytes, and the answer is parsed
+ * only when the scanner declines or {@link AnswerView.parsed} is asked (or when it is short enough that
+ * parsing is the cheaper; `scan: true` scans whatever the length, for tests of the scanning path).
+ */
+export function answerView(body: Uint8Array, options: { readonly scan?: boolean } = {}): AnswerView {
+  return new ScannedAnswer(body, options.scan ?? body.byteLength >= SCAN_FROM);
+}
