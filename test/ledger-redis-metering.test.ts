@@ -64,6 +64,21 @@ t.test('a plugin\'s bucket named by the key id is only a bucket: no debit rides 
   t.same(sent, ['TAKE'], 'the bucket alone, in one script; no combined debit and no refund of it');
 });
 
+t.test('the bucket is one string under a name of its own: a plugin\'s throttle and the metering share it; the previous version\'s hash is left alone', async (t) => {
+  const store = await openStore('shared:');
+  t.teardown(() => store.close());
+  const client = store.connection.client;
+  const bucket = store.connection.names.bucket('k');
+  // The bucket as the previous version keeps it (a hash, another name): an instance of it still running.
+  await client.hset('shared:rate:{k}', 't', '5', 'a', String(NOW), 'e', String(NOW));
+  t.same(await store.limiter.take('k', 20, 1000, 1000, NOW), { ok: true }, 'a plugin throttles on the key id');
+  t.equal(await client.get(bucket), `980|${NOW}`);
+  taken(await store.metering.charge('k', 80, PLAN, NOW));
+  t.equal(await client.get(bucket), `900|${NOW}`, 'the metering took from the same bucket');
+  t.same(await store.limiter.take('k', 901, 1000, 1000, NOW), { ok: false, retryAfterMs: 1 }, 'and the throttle sees what the metering took');
+  t.same(await client.hgetall('shared:rate:{k}'), { t: '5', a: String(NOW), e: String(NOW) }, 'the previous version\'s hash is neither read nor written');
+});
+
 t.test('a charge is one script: the key\'s bucket and its debit, and its refund gives it back once', async (t) => {
   const store = await openStore('one:');
   t.teardown(() => store.close());
@@ -75,7 +90,9 @@ t.test('a charge is one script: the key\'s bucket and its debit, and its refund 
   t.same(sent, ['TAKE_DEBIT']);
   t.match(charge, { receipt: { id: String, keyId: 'k', day: '2026-11-22', credits: 80 }, remaining: 120 });
   t.equal((await store.ledger.balance('k', 200, DAY)).used, 80);
-  t.equal(Number(await store.connection.client.hget(store.connection.names.bucket('k'), 't')), 920, 'the key\'s bucket gave 80 of its 1000 tokens');
+  const bucket = store.connection.names.bucket('k');
+  t.equal(await store.connection.client.get(bucket), `920|${NOW}`, 'the key\'s bucket, one string: it gave 80 of its 1000 tokens at NOW');
+  t.ok((await store.connection.client.pttl(bucket)) > 0, 'and it expires');
 
   sent.length = 0;
   await charge.refund();

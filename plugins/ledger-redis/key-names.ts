@@ -37,9 +37,14 @@ export class RedisKeyNames {
     return `${this.prefix}topups:${hashTag(keyId)}`;
   }
 
-  /** A throughput bucket, named by the key id it belongs to: `<prefix>rate:{<bucket>}`. */
+  /**
+   * A throughput bucket, named by the key id it belongs to: `<prefix>bucket:{<bucket>}`, a string
+   * `<tokens>|<at>` (a string, so the debit scripts read it in the `MGET` of the balances). Earlier
+   * versions kept a hash under `<prefix>rate:{<bucket>}`; a new name, so an instance of either version
+   * never meets the other's type (`WRONGTYPE`) while both run during an upgrade.
+   */
   bucket(bucket: string): string {
-    return `${this.prefix}rate:${hashTag(bucket)}`;
+    return `${this.prefix}bucket:${hashTag(bucket)}`;
   }
 
   /** A key's usage hash on a UTC day, by network and method: `<prefix>usage:<day>:{<key id>}`. */

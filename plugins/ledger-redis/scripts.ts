@@ -133,13 +133,20 @@ if redis.call('SADD', KEYS[2], ARGV[2]) == 0 then return -1 end
 return redis.call('INCRBY', KEYS[1], ARGV[1])`;
 
 /**
- * A bucket's tokens now (KEYS[1]), refilled for the time passed since its last use: reads `rate`, `burst`
- * and `now`, which the including script has set, and leaves `tokens`, `at` and `state[3]` (when its time
- * to live was last renewed, see `WRITE_BUCKET`).
+ * A bucket's tokens now, refilled for the time passed since its last use: reads `bucketValue` (the
+ * bucket's string `<tokens>|<at>`, or false when there is none, read by the including script: `TAKE`
+ * with a `GET`, the debit scripts in the `MGET` of their balances), and `rate`, `burst` and `now`, which
+ * the including script has set; leaves `tokens` and `at`. A bucket that is not there is full.
  */
-const REFILL = `local state = redis.call('HMGET', KEYS[1], 't', 'a', 'e')
-local tokens = tonumber(state[1])
-local at = tonumber(state[2])
+const REFILL = `local tokens = nil
+local at = nil
+if bucketValue then
+  local bar = string.find(bucketValue, '|', 1, true)
+  if bar then
+    tokens = tonumber(string.sub(bucketValue, 1, bar - 1))
+    at = tonumber(string.sub(bucketValue, bar + 1))
+  end
+end
 if tokens == nil or at == nil then
   tokens = burst
   at = now
@@ -149,26 +156,18 @@ elseif now > at then
 end`;
 
 /**
- * Writes the bucket (KEYS[1]) after `REFILL`: its `tokens` at `at`. An idle bucket expires once it would
- * be full again: its time to live, `burst / rate` s plus 1 s, is renewed (`PEXPIRE`, field `e` = when) only
- * when the last renewal is 500 ms old or more, not on every write: a bucket in use costs one command per
- * write instead of two. Exact all the same: the last write without a renewal came less than 500 ms after
- * it, so by the time the key expires the bucket has refilled to full, which is what a bucket that is not
- * there reads as (with instances' clocks within 500 ms of each other; a clock behind renews sooner).
+ * Writes the bucket (KEYS[1]) after `REFILL`: `<tokens>|<at>` in one `SET … PX`, so every write renews
+ * its time to live: `burst / rate` s (when an idle bucket would be full again, which is what a bucket
+ * that is not there reads as) plus 1 s, a margin for instances' clocks that differ.
  */
-const WRITE_BUCKET = `local renewed = tonumber(state[3])
-  if renewed == nil or now < renewed or now - renewed >= 500 then
-    redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'a', string.format('%d', at), 'e', string.format('%d', now))
-    redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
-  else
-    redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'a', string.format('%d', at))
-  end`;
+const WRITE_BUCKET = `redis.call('SET', KEYS[1], string.format('%.17g|%d', tokens, at), 'PX', math.ceil(burst / rate * 1000) + 1000)`;
 
 /**
- * The token bucket shared by `TAKE` and `TAKE_DEBIT`. KEYS[1]: bucket. ARGV[1..4]: cost,
- * tokens per second, burst, now (ms). Refills for the time passed since the bucket's last use, then
- * takes `min(cost, burst)` tokens if it holds them (`allowed`); idle buckets expire once they would be
- * full again. Leaves `tokens`, `need` and `rate` for the caller's answer.
+ * The token bucket shared by `TAKE` and `TAKE_DEBIT`. KEYS[1]: bucket, its value read by the including
+ * script into `bucketValue`. ARGV[1..4]: cost, tokens per second, burst, now (ms). Refills for the time
+ * passed since the bucket's last use, then takes `min(cost, burst)` tokens if it holds them (`allowed`);
+ * idle buckets expire once they would be full again. Leaves `tokens`, `need` and `rate` for the
+ * caller's answer.
  */
 const BUCKET = `
 local cost = tonumber(ARGV[1])
@@ -187,7 +186,9 @@ end`;
  * KEYS: bucket. ARGV: cost, tokens per second, burst, now (ms). Takes from the token bucket
  * (the shared bucket fragment): `{1, 0}` or `{0, retry after ms}`.
  */
-export const TAKE = `${BUCKET}
+export const TAKE = `
+local bucketValue = redis.call('GET', KEYS[1])
+${BUCKET}
 if allowed then return {1, 0} end
 return {0, math.ceil((need - tokens) / rate * 1000)}`;
 
@@ -268,7 +269,7 @@ return 1
  * marked is this command sent again: its outcome, without taking from the bucket again.
  */
 export const TAKE_DEBIT = `${PAID_TAKEN_OF}
-local got = redis.call('MGET', KEYS[3], KEYS[2], KEYS[4])
+local got = redis.call('MGET', KEYS[3], KEYS[2], KEYS[4], KEYS[1])
 local mark = got[1]
 local used = tonumber(got[2] or '0')
 local paid = tonumber(got[3] or '0')
@@ -276,6 +277,7 @@ if mark then
   if mark == 'r' then return {1, 0, 2, used, paid, 0} end
   return {1, 0, 1, used, paid, paidTakenOf(mark)}
 end
+local bucketValue = got[4]
 ${BUCKET}
 if not allowed then return {0, math.ceil((need - tokens) / rate * 1000), 0, 0, 0, 0} end
 local credits = tonumber(ARGV[5])
@@ -297,11 +299,11 @@ return {1, 0, 1, used, paid, fromPaid}`;
  * each call `passed (1|0), retry after ms, taken (1|0), used, paid left, paid taken`. The marker keeps
  * the answer (and the credits taken from the day and from the paid balance, for a cancellation), so the
  * same batch sent again gets the same answer and changes nothing; `{-1}` when the batch was cancelled
- * before it arrived. Reads each key once (marker, day and paid balance in one `MGET`; the bucket) and
- * writes each key it changed once, whatever the number of calls.
+ * before it arrived. Reads every key in one `MGET` (marker, day, paid balance, bucket) and writes each
+ * key it changed once, whatever the number of calls.
  */
 export const TAKE_DEBIT_BATCH = `
-local got = redis.call('MGET', KEYS[3], KEYS[2], KEYS[4])
+local got = redis.call('MGET', KEYS[3], KEYS[2], KEYS[4], KEYS[1])
 local mark = got[1]
 if mark == 'r' then return {-1} end
 if mark then return cjson.decode(mark).o end
@@ -309,6 +311,7 @@ local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
 local limit = tonumber(ARGV[4])
+local bucketValue = got[4]
 ${REFILL}
 local used = tonumber(got[2] or '0')
 local paid = tonumber(got[3] or '0')
