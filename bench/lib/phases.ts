@@ -31,9 +31,21 @@ const RULES: readonly PhaseRule[] = [
   { phase: 'bare proxy (read, forward, write)', files: /^bench\/(bare-proxy|bare-stream-proxy|fastify-proxy)\./ },
 ];
 
-/** The phase a frame names, from its path relative to the repository (`dist/` stripped); undefined when none. */
+/**
+ * A frame's path as the rules read it: from `node_modules/` on for a dependency, after `dist/` for a build,
+ * so the gateway of another checkout (`--baseline ../before`: `../before/dist/core/...`) reads the same.
+ */
+function sourcePath(path: string): string {
+  const modules = path.lastIndexOf('node_modules/');
+  if (modules !== -1) return path.slice(modules);
+  const built = path.lastIndexOf('dist/');
+  if (built !== -1) return path.slice(built + 'dist/'.length);
+  return path.replace(/^(\.\.\/[^/]+\/)+/, '');
+}
+
+/** The phase a frame names, from its path relative to the repository; undefined when none. */
 export function phaseOfFile(path: string): string | undefined {
-  const source = path.startsWith('dist/') ? path.slice('dist/'.length) : path;
+  const source = sourcePath(path);
   for (const rule of RULES) if (rule.files.test(source)) return rule.phase;
   return undefined;
 }
