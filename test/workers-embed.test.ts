@@ -53,13 +53,17 @@ t.test('the README\'s recipe for a server of one\'s own on several workers serve
   }, 120_000, 200);
   const workers = childProcesses(child.pid!).filter((c) => c.command === 'node');
   t.ok(workers.length >= 1, `the primary runs its workers (${workers.length})`);
+  // /readyz is answered by whichever worker takes the connection: the first one serving answers it while
+  // the others may still be starting. The group's own gauge says when every one serves.
+  const everyWorkerServes = new RegExp(`^tollgate_workers\\{state="serving"\\} ${workers.length}$`, 'm');
+  await until('every worker serves', async () => everyWorkerServes.test(await (await fetch(`${origin}/metrics`)).text()), 120_000, 200);
   for (let i = 0; i < 6; i++) {
     const res = await fetch(`${origin}/eth/v3/my-api-key-123`, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'close' }, body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_chainId', params: [] }) });
     t.same(await res.json(), { jsonrpc: '2.0', id: i, result: '0x7a69' });
   }
   const text = await (await fetch(`${origin}/metrics`)).text();
   t.match(text, /^tollgate_calls_total\{network="eth",method="eth_chainId",status="ok"\} 6$/m, 'one /metrics counts every worker\'s calls');
-  t.match(text, new RegExp(`^tollgate_workers\\{state="serving"\\} ${workers.length}$`, 'm'));
+  t.match(text, everyWorkerServes, 'every worker still serves after the calls');
   child.kill('SIGTERM');
   const code = await exited;
   t.equal(code, 0, 'SIGTERM drains the group and exits 0', code === 0 ? {} : { output });
