@@ -17,7 +17,7 @@ function memberOf(document: unknown, path: readonly string[]): unknown {
 
 /**
  * Answers shorter than this are parsed rather than scanned: on a few hundred bytes JSON.parse is the
- * faster (measured: 0.5 against 0.8 µs on `{"result":"0x1234"}`, 1.7 against 2.0 on a Solana account
+ * faster (measured: 0.5 against 0.8 µs on `{"result":"0x1234"}`, 1.7 against 2.0 on an account answer
  * of 450 bytes), and makes little garbage; on the bench's block of 120 hashes (12 kB) the scan is
  * (9 to 10 against 14 to 16 µs, and none of the parse's objects for the GC), and on three logs (1.8 kB)
  * counted for a cap (2.2 against 3.6).
