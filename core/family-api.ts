@@ -16,6 +16,6 @@ export type { JsonRpcResponse, JsonRpcSuccess, JsonRpcFailure } from './contract
 export type { JsonRpcErrorObject } from './errors/json-rpc-error.js';
 export type { AnswerHead } from './contracts/shared-heads.js';
 export type { AnswerView } from './contracts/answer-view.js';
-export { answerView } from './jsonrpc/answer-view.js';
+export { answerView, type AnswerViewOptions } from './jsonrpc/answer-view.js';
 export { chargeOnceStage, type ChargeOnceOptions } from './pipeline/charge-once.js';
 export { CachePoliciesToken, type CacheScope, type ChainHead, type FamilyCachePolicies, type MethodCachePolicy } from './network/cache-policy.js';

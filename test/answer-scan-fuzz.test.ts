@@ -160,18 +160,18 @@ interface Tally {
  * Checks the scanner and the view on `bytes` against JSON.parse. `valid` says the bytes were generated
  * as JSON, so the scanner must not decline them.
  */
-function check(t: Test, bytes: Buffer, label: string, tally: Tally, valid = false): void {
+function check(t: Test, bytes: Buffer, label: string, tally: Tally, valid = false, originalPaths: readonly string[][] = []): void {
   const parsed = parse(bytes);
   const scan = new MemberScan(bytes);
   const root = scan.find([]);
   tally.documents++;
   const where = `${label} (seed ${SEED}): ${JSON.stringify(bytes.toString('latin1').slice(0, 300))}`;
+  checkUpToMember(t, bytes, parsed, parsed === undefined ? originalPaths : pathsOf(parsed.value), where);
   if (parsed === undefined) {
     tally.refused++;
     if (root !== undefined) {
       // The blind spot, and nothing else: with control characters as spaces, the bytes are JSON.
-      const spaced = Buffer.from(bytes.map((byte) => (byte < 0x20 ? 0x20 : byte)));
-      if (parse(spaced) === undefined) t.fail(`the scanner read bytes JSON.parse refuses: ${where}`);
+      if (parse(spaced(bytes)) === undefined) t.fail(`the scanner read bytes JSON.parse refuses: ${where}`);
     }
     if (answerView(bytes, { scan: true }).kind !== 'not-json' && root === undefined) t.fail(`the view of bytes that are not JSON says JSON: ${where}`);
     return;
@@ -198,6 +198,46 @@ function check(t: Test, bytes: Buffer, label: string, tally: Tally, valid = fals
   if (view.kind !== expectedKind || parsedView.kind !== expectedKind) t.fail(`kind ${view.kind} (parsing: ${parsedView.kind}), JSON.parse says ${expectedKind}: ${where}`);
 }
 
+/** The bytes with every control char made a space: what the scanner's blind spot reads them as. */
+function spaced(bytes: Buffer): Buffer {
+  return Buffer.from(bytes.map((byte) => (byte < 0x20 ? 0x20 : byte)));
+}
+
+/**
+ * Reads up to a member (`upToMember`, the head reads' mode) against JSON.parse. On JSON: every member
+ * and the kind are JSON.parse's. On bytes JSON.parse refuses: a read that answers vouches for the bytes
+ * up to the member only, so those bytes, closed right after the member (`}` per step of its path), must
+ * parse (control chars as spaces, the blind spot) to the same member; and a `result` kind, for the bytes
+ * before the result's value, closed with `null}`: an object with a `result` and no `error`.
+ */
+function checkUpToMember(t: Test, bytes: Buffer, parsed: { readonly value: unknown } | undefined, paths: readonly string[][], where: string): void {
+  const upTo = new MemberScan(bytes, { upToMember: true });
+  const view = answerView(bytes, { scan: true, upToMember: true });
+  for (const path of paths) {
+    const found = upTo.find(path)?.found;
+    const scanned = upTo.value(path);
+    if (parsed !== undefined) {
+      const expected = memberOf(parsed.value, path);
+      if (scanned !== undefined && !isDeepStrictEqual(scanned.value, expected)) t.fail(`up to member ${JSON.stringify(path)}: scanned ${JSON.stringify(scanned.value)}, JSON.parse ${JSON.stringify(expected)}: ${where}`);
+      if (!isDeepStrictEqual(view.member(...path), expected)) t.fail(`view up to member ${JSON.stringify(path)} differs from JSON.parse: ${where}`);
+      continue;
+    }
+    if (found === undefined || path.length === 0) continue;
+    const closed = parse(spaced(Buffer.concat([bytes.subarray(0, found.end), Buffer.from('}'.repeat(path.length))])));
+    if (closed === undefined) t.fail(`up to member ${JSON.stringify(path)} read from bytes that do not parse up to it: ${where}`);
+    else if (scanned !== undefined && !isDeepStrictEqual(scanned.value, memberOf(closed.value, path))) t.fail(`up to member ${JSON.stringify(path)}: scanned ${JSON.stringify(scanned.value)}, the bytes up to it say ${JSON.stringify(memberOf(closed.value, path))}: ${where}`);
+  }
+  const result = upTo.resultUpTo();
+  if (parsed !== undefined) {
+    const document = parsed.value;
+    const expectedKind = !isObject(document) ? 'neither' : document.error !== undefined && document.error !== null && Object.hasOwn(document, 'error') ? 'error' : Object.hasOwn(document, 'result') ? 'result' : 'neither';
+    if (view.kind !== expectedKind) t.fail(`kind up to member ${view.kind}, JSON.parse says ${expectedKind}: ${where}`);
+  } else if (result !== undefined) {
+    const closed = parse(spaced(Buffer.concat([bytes.subarray(0, result), Buffer.from('null}')])));
+    if (closed === undefined || !isObject(closed.value) || !Object.hasOwn(closed.value, 'result') || Object.hasOwn(closed.value, 'error')) t.fail(`a result kind read from bytes that do not start an answer with a result: ${where}`);
+  }
+}
+
 /** The raw `<<` lines of every execution-apis fixture: the answers as a node sent them. */
 function fixtureAnswers(): { readonly file: string; readonly bytes: Buffer }[] {
   const out: { file: string; bytes: Buffer }[] = [];
@@ -220,9 +260,10 @@ t.test('every execution-apis answer reads as JSON.parse reads it, whole, truncat
   const generator = new Generator(prng(SEED));
   const tally: Tally = { documents: 0, declined: 0, refused: 0 };
   for (const { file, bytes } of answers) {
+    const paths = pathsOf(JSON.parse(bytes.toString('utf8')));
     check(t, bytes, file, tally, true);
-    check(t, bytes.subarray(0, Math.floor(generator.pick([0.1, 0.5, 0.9, 0.99]) * bytes.length)), `${file} truncated`, tally);
-    check(t, generator.mutate(bytes), `${file} mutated`, tally);
+    check(t, bytes.subarray(0, Math.floor(generator.pick([0.1, 0.5, 0.9, 0.99]) * bytes.length)), `${file} truncated`, tally, false, paths);
+    check(t, generator.mutate(bytes), `${file} mutated`, tally, false, paths);
   }
   t.equal(tally.declined, 0, 'no fixture answer JSON.parse accepts was declined');
   t.equal(tally.documents, answers.length * 3, 'every answer was checked whole, truncated and mutated');
@@ -236,9 +277,10 @@ t.test(`random JSON reads as JSON.parse reads it (seed ${SEED})`, async (t) => {
   for (let i = 0; i < DOCUMENTS; i++) {
     const bytes = Buffer.from(generator.document(), 'utf8');
     if (parse(bytes) === undefined) t.fail(`the generator made bytes JSON.parse refuses (seed ${SEED}, document ${i}): ${bytes.toString()}`);
+    const paths = pathsOf(JSON.parse(bytes.toString('utf8')));
     check(t, bytes, `document ${i}`, tally, true);
-    check(t, bytes.subarray(0, Math.floor(generator.random() * bytes.length)), `document ${i} truncated`, tally);
-    for (let k = 0; k < 3; k++) check(t, generator.mutate(bytes), `document ${i} mutation ${k}`, tally);
+    check(t, bytes.subarray(0, Math.floor(generator.random() * bytes.length)), `document ${i} truncated`, tally, false, paths);
+    for (let k = 0; k < 3; k++) check(t, generator.mutate(bytes), `document ${i} mutation ${k}`, tally, false, paths);
   }
   t.ok(tally.refused > DOCUMENTS, `mutations made ${tally.refused} documents JSON.parse refuses, each checked`);
   t.equal(tally.documents, DOCUMENTS * 5, `every document was checked whole, truncated and mutated three times (${tally.declined} still JSON after a mutation were declined and parsed)`);
@@ -256,4 +298,35 @@ t.test('a document the scanner cannot follow is parsed by the view', async (t) =
   const escaped = Buffer.from('{"result":{"number":"0x1","n\\u0075mber":"0x2"}}');
   t.equal(answerView(escaped, { scan: true }).member('result', 'number'), '0x2', 'an escaped name is the name it decodes to');
   t.equal(answerView(Buffer.from('{"result":{"a":"x\\"},\\\\","number":"0x7"}}'), { scan: true }).member('result', 'number'), '0x7', 'a quote and a backslash escaped inside a string do not end it');
+});
+
+t.test('a read up to a member reads the same across the first 2 kB it copies, and stops at the member', async (t) => {
+  // The read copies the answer's first 2 kB, and the rest only when it reaches past them: a member at
+  // every offset around that edge (a number cut there would look whole) reads as JSON.parse reads it.
+  let checked = 0;
+  for (let pad = 1990; pad <= 2060; pad++) {
+    for (const value of ['12345678', '"0x1406f40"', '{"slot":341197053}', '[1,2,3]', 'true', '-1.5e3']) {
+      const text = `{"jsonrpc":"2.0","id":1,"result":{"pad":"${'x'.repeat(pad)}","number":${value},"transactions":["0xab","0xcd"]}}`;
+      const bytes = Buffer.from(text);
+      const expected = (JSON.parse(text) as { result: { number: unknown } }).result.number;
+      const view = answerView(bytes, { upToMember: true });
+      t.equal(view.kind, 'result');
+      t.same(view.member('result', 'number'), expected);
+      t.same(new MemberScan(bytes, { upToMember: true }).value(['result', 'number'])?.value, expected);
+      checked++;
+    }
+  }
+  t.equal(checked, 71 * 6, 'every offset and value form read');
+  // What it does not check: bytes after the member. The whole walk refuses them; the read up to the member reads it.
+  const tail = Buffer.from(`{"jsonrpc":"2.0","id":1,"result":{"number":"0x10","transactions":["0x${'ab'.repeat(600)}",,]}}`);
+  t.equal(answerView(tail, { scan: true }).member('result', 'number'), undefined, 'a malformed tail: nothing read by the whole walk');
+  t.equal(answerView(tail, { upToMember: true }).member('result', 'number'), '0x10', 'read up to the member: its value');
+  t.equal(answerView(tail, { upToMember: true }).kind, 'result');
+  // Anything after the member that could replace it sends the read to the whole walk: JSON.parse's answer.
+  const later = Buffer.from(`{"jsonrpc":"2.0","id":1,"result":{"number":"0x10","pad":"${'ab'.repeat(600)}","number":"0x11"}}`);
+  t.equal(answerView(later, { upToMember: true }).member('result', 'number'), '0x11', 'a later duplicate wins');
+  const escapedLater = Buffer.from(`{"jsonrpc":"2.0","id":1,"result":{"number":"0x10","pad":"${'ab'.repeat(600)}","n\\u0075mber":"0x12"}}`);
+  t.equal(answerView(escapedLater, { upToMember: true }).member('result', 'number'), '0x12', 'a later escaped duplicate wins');
+  const errorAfter = Buffer.from(`{"jsonrpc":"2.0","id":1,"result":{"pad":"${'ab'.repeat(600)}"},"error":{"code":-32000,"message":"x"}}`);
+  t.equal(answerView(errorAfter, { upToMember: true }).kind, 'error', 'an error after the result is the answer\'s kind');
 });

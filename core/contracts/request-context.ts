@@ -187,7 +187,8 @@ export interface MethodDefinition {
    * the deployment has already shown in the same scope. An answer below it is not passed on: the call
    * moves to another node, or ends with `UPSTREAM_BEHIND` (see {@link AnswerHead}). It is asked only
    * for an answer with a result (`answer.kind === 'result'`), and reads what it needs by scanning
-   * (`answer.member('result', 'number')`): the answer is not parsed on this path.
+   * (`answer.member('result', 'number')`): the answer is not parsed on this path, and is read only up to
+   * the member asked for (see `AnswerViewOptions.upToMember`), since it is forwarded as the node sent it.
    */
   readonly answerHead?: (answer: AnswerView, params: unknown) => AnswerHead | undefined;
   /**

@@ -30,8 +30,8 @@ class ScannedAnswer implements AnswerView {
   private document: { readonly value: unknown } | undefined;
   private answerKind: AnswerView['kind'] | undefined;
 
-  constructor(private readonly body: Uint8Array, scan: boolean) {
-    this.scan = scan ? new MemberScan(body) : undefined;
+  constructor(private readonly body: Uint8Array, scan: boolean, upToMember: boolean) {
+    this.scan = scan ? new MemberScan(body, { upToMember }) : undefined;
   }
 
   get kind(): AnswerView['kind'] {
@@ -40,6 +40,7 @@ class ScannedAnswer implements AnswerView {
   }
 
   private readKind(): AnswerView['kind'] {
+    if (this.document === undefined && this.scan?.resultUpTo() !== undefined) return 'result';
     const error = this.document === undefined ? this.scan?.find(['error']) : undefined;
     const result = error === undefined ? undefined : this.scan?.find(['result']);
     if (error !== undefined && result !== undefined) {
@@ -80,11 +81,28 @@ class ScannedAnswer implements AnswerView {
   }
 }
 
+/** Options of {@link answerView}. */
+export interface AnswerViewOptions {
+  /** Scan (true) or parse (false) whatever the length; by default answers under 1 kB are parsed. For tests of either path. */
+  readonly scan?: boolean;
+  /**
+   * A read checks the bytes up to the member it reads, not the whole answer: `kind` is `result` once a
+   * `result` key is found before any `error` key and no `error` key follows, and `member(...)` stops at
+   * the member, searching the rest natively only for anything that could replace it (a later key of the
+   * same name, an escaped name). On JSON, what is read is what JSON.parse gives, as without it; on bytes
+   * JSON.parse refuses past the member, the member is read where it would otherwise not be. For reads
+   * whose answer is forwarded as the node sent it whatever they find (the core's head reads, for
+   * instance): a block read for its `number` then costs a walk to its `number`, not over its 120
+   * transaction hashes. Default false.
+   */
+  readonly upToMember?: boolean;
+}
+
 /**
  * An {@link AnswerView} of `body`: members are found by scanning its bytes, and the answer is parsed
  * only when the scanner declines or {@link AnswerView.parsed} is asked (or when it is short enough that
- * parsing is the cheaper; `scan: true` scans whatever the length, for tests of the scanning path).
+ * parsing is the cheaper).
  */
-export function answerView(body: Uint8Array, options: { readonly scan?: boolean } = {}): AnswerView {
-  return new ScannedAnswer(body, options.scan ?? body.byteLength >= SCAN_FROM);
+export function answerView(body: Uint8Array, options: AnswerViewOptions = {}): AnswerView {
+  return new ScannedAnswer(body, options.scan ?? body.byteLength >= SCAN_FROM, options.upToMember === true);
 }

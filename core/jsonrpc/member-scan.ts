@@ -10,7 +10,9 @@
 // without escapes: bytes JSON.parse refuses for that alone may be read. Everything else JSON.parse
 // refuses makes the scanner decline (undefined): the caller then parses. On bytes JSON.parse accepts,
 // what the scanner gives back is what JSON.parse gives: the last of duplicate names, escapes in names
-// decoded, the value itself read with JSON.parse.
+// decoded, the value itself read with JSON.parse. A scan made `upToMember` reads a member from the bytes
+// before it and only searches the rest (see MemberScan.memberUpTo): the same on JSON, but bytes JSON.parse
+// refuses after the member are not seen.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -273,12 +275,43 @@ interface ScannedValue extends TextRange {
  */
 const WALKED_DEPTH = 3;
 
+const ERROR_NAME: readonly string[] = ['error'];
+
+/** How much of an answer a read up to a member copies first: a block's `number`, a `context.slot`, lie well inside. */
+const HEAD_BYTES = 2048;
+
+/** Hex digits, `x` and the quote: the chars a node's answer is mostly made of. */
+const COMMON_CHARS = /^[0-9a-fA-Fx"]/;
+
+/**
+ * What to search for to learn whether `name` is spelled as a key anywhere: the key's tail, from its first
+ * char that is rare in answers (`number"`, `rror"` for `error`), since a native search runs fastest on a
+ * rare first char and a hex-heavy answer holds the common ones everywhere. Every key spelling holds it;
+ * a string that merely contains it only sends the read to the whole walk.
+ */
+function keyAnchor(name: string): string {
+  let anchor = anchors.get(name);
+  if (anchor === undefined) {
+    anchor = anchorOf(name);
+    if (anchors.size < 1024) anchors.set(name, anchor);
+  }
+  return anchor;
+}
+
+const anchors = new Map<string, string>();
+
+function anchorOf(name: string): string {
+  const quoted = `${name}"`;
+  let from = 0;
+  while (from < quoted.length - 1 && COMMON_CHARS.test(quoted[from]!)) from++;
+  return from === quoted.length - 1 ? `"${quoted}` : quoted.slice(from);
+}
+
 /** Values this short are checked for non-ASCII chars before parsing; a longer one is decoded from UTF-8 without looking. */
 const SHORT_VALUE = 256;
 
-/** The value at `start..end` of the text, parsed from its UTF-8 (an ASCII value, the usual scalar, is its own text). */
-function parseValue(text: string, start: number, end: number): unknown {
-  const slice = text.slice(start, end);
+/** A value's text (its bytes as latin1), parsed from its UTF-8 (an ASCII value, the usual scalar, is its own text). */
+function parseValue(slice: string): unknown {
   if (slice.length <= SHORT_VALUE) {
     let ascii = true;
     for (let i = 0; i < slice.length && ascii; i++) ascii = slice.charCodeAt(i) < 0x80;
@@ -292,15 +325,132 @@ function parseValue(text: string, start: number, end: number): unknown {
  * when the scanner declines; the caller then parses.
  */
 export class MemberScan {
-  private readonly walker: Text;
-  private readonly text: string;
+  private readonly bytes: Buffer;
+  private readonly upToMember: boolean;
   private root: ScannedValue | undefined | null = null;
+  /** The whole text, made on first need: a read up to a member near the start reads only the head. */
+  private whole: Text | undefined;
+  private head: Text | undefined;
+  /** The bytes from here on hold no backslash (searched once). */
+  private slashFreeFrom = Number.POSITIVE_INFINITY;
 
-  /** @param body the document's bytes */
-  constructor(body: Uint8Array) {
+  /**
+   * @param body the document's bytes
+   * @param options `upToMember`: a read of a member checks the bytes up to the member's end, and only
+   *   searches the rest for anything that could replace it (see {@link MemberScan.find}); default false,
+   *   every read checks the whole document
+   */
+  constructor(body: Uint8Array, options: { readonly upToMember?: boolean } = {}) {
     const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    this.text = bytes.toString('latin1');
-    this.walker = new Text(this.text);
+    this.bytes = bytes;
+    this.upToMember = options.upToMember === true;
+  }
+
+  private get walker(): Text {
+    return (this.whole ??= new Text(this.bytes.toString('latin1')));
+  }
+
+  private get text(): string {
+    return this.walker.text;
+  }
+
+  /**
+   * Runs a read up to a member on the first {@link HEAD_BYTES} bytes, and on the whole text when it
+   * reached past them: a read of a head answers from the start of an answer without copying the rest.
+   */
+  private upTo<T>(read: (walker: Text, complete: boolean) => T | undefined): T | undefined {
+    if (this.whole === undefined && this.bytes.length > HEAD_BYTES) {
+      this.head ??= new Text(this.bytes.toString('latin1', 0, HEAD_BYTES));
+      const found = read(this.head, false);
+      if (found !== undefined) return found;
+    }
+    return read(this.walker, true);
+  }
+
+  /**
+   * The member at `path` read from the bytes before it, or undefined when that cannot settle it (the
+   * whole walk then does). The walk stops at the member: the keys before it are checked and their values
+   * skipped (checked as JSON, as far as they go), the member's value is checked, and the rest is only
+   * searched natively: with no backslash left (no escaped name) and no later spelling of any name on the
+   * path (`number"`), no later member can replace the one found, as JSON.parse's last duplicate would.
+   * A malformed tail is not seen. An absent member, a key with an escape and a step that is not an
+   * object all leave it to the whole walk.
+   */
+  private memberUpTo(path: readonly string[]): TextRange | undefined {
+    return this.upTo((walker, complete) => this.memberIn(walker, complete, path));
+  }
+
+  private memberIn(walker: Text, complete: boolean, path: readonly string[]): TextRange | undefined {
+    const text = walker.text;
+    let at = skipSpace(text, 0);
+    for (const name of path) {
+      if (text.charCodeAt(at) !== OPEN_OBJECT) return undefined;
+      let i = skipSpace(text, at + 1);
+      for (;;) {
+        if (text.charCodeAt(i) !== QUOTE) return undefined;
+        const keyEnd = walker.skipString(i);
+        if (keyEnd === -1 || needsDecoding(text, i, keyEnd)) return undefined;
+        const colon = skipSpace(text, keyEnd);
+        if (text.charCodeAt(colon) !== COLON) return undefined;
+        const value = skipSpace(text, colon + 1);
+        if (keyEnd - i - 2 === name.length && text.startsWith(name, i + 1)) {
+          at = value;
+          break;
+        }
+        const end = walker.skipValue(value);
+        if (end === -1) return undefined;
+        i = skipSpace(text, end);
+        if (text.charCodeAt(i) !== COMMA) return undefined;
+        i = skipSpace(text, i + 1);
+      }
+    }
+    const end = walker.skipValue(at);
+    // A number cut by the head's end would look whole: what ends at the head's end is read again whole.
+    if (end === -1 || (!complete && end >= text.length) || !this.noneAfter(path, end)) return undefined;
+    return { start: at, end };
+  }
+
+  /** Whether the bytes from `from` on hold no backslash and no spelling of any of `names` as a key. */
+  private noneAfter(names: readonly string[], from: number): boolean {
+    const bytes = this.bytes;
+    if (from < this.slashFreeFrom) {
+      if (bytes.indexOf(BACKSLASH, from) !== -1) return false;
+      this.slashFreeFrom = from;
+    }
+    for (const name of names) if (bytes.indexOf(keyAnchor(name), from) !== -1) return false;
+    return true;
+  }
+
+  /**
+   * Where the value of the document's `result` lies, when the document is an object whose `result` key
+   * comes before any `error` key and no `error` key follows it, read as {@link memberUpTo} reads
+   * (`result`'s value itself is not crossed); undefined when that cannot settle it.
+   */
+  resultUpTo(): number | undefined {
+    if (!this.upToMember) return undefined;
+    return this.upTo((walker) => this.resultIn(walker));
+  }
+
+  private resultIn(walker: Text): number | undefined {
+    const text = walker.text;
+    let i = skipSpace(text, 0);
+    if (text.charCodeAt(i) !== OPEN_OBJECT) return undefined;
+    i = skipSpace(text, i + 1);
+    for (;;) {
+      if (text.charCodeAt(i) !== QUOTE) return undefined;
+      const keyEnd = walker.skipString(i);
+      if (keyEnd === -1 || needsDecoding(text, i, keyEnd)) return undefined;
+      const colon = skipSpace(text, keyEnd);
+      if (text.charCodeAt(colon) !== COLON) return undefined;
+      const value = skipSpace(text, colon + 1);
+      if (keyEnd - i === 8 && text.startsWith('result', i + 1)) return value < text.length && this.noneAfter(ERROR_NAME, value) ? value : undefined;
+      if (keyEnd - i === 7 && text.startsWith('error', i + 1)) return undefined;
+      const end = walker.skipValue(value);
+      if (end === -1) return undefined;
+      i = skipSpace(text, end);
+      if (text.charCodeAt(i) !== COMMA) return undefined;
+      i = skipSpace(text, i + 1);
+    }
   }
 
   /** The value at `start`, objects walked member by member down to `depth` {@link WALKED_DEPTH}; undefined when malformed. */
@@ -350,6 +500,10 @@ export class MemberScan {
    * scanner declines.
    */
   find(path: readonly string[]): { readonly found: TextRange | undefined } | undefined {
+    if (this.upToMember && path.length > 0) {
+      const found = this.memberUpTo(path);
+      if (found !== undefined) return { found };
+    }
     let value = this.document();
     if (value === undefined) return undefined;
     for (const name of path) {
@@ -387,7 +541,9 @@ export class MemberScan {
     if (at === undefined) return undefined;
     if (at.found === undefined) return { value: undefined };
     try {
-      return { value: parseValue(this.text, at.found.start, at.found.end) };
+      const { start, end } = at.found;
+      // A value read from the head is cut from the bytes, so the whole text is not made for it.
+      return { value: parseValue(this.whole === undefined ? this.bytes.toString('latin1', start, end) : this.text.slice(start, end)) };
     } catch {
       return undefined;
     }
