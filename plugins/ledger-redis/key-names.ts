@@ -4,6 +4,8 @@
  * tag one tag and keeps distinct values distinct.
  */
 export function hashTag(value: string): string {
+  // The usual id holds none of them: no regular expression per name.
+  if (value.indexOf('%') === -1 && value.indexOf('{') === -1 && value.indexOf('}') === -1) return `{${value}}`;
   return `{${value.replace(/[%{}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}}`;
 }
 

@@ -49,6 +49,21 @@ interface TakeBatch {
   readonly takes: BatchedTake[];
 }
 
+/** A key's batch group under one set of limits on one day, and its names. */
+interface TakeGroup {
+  readonly group: string;
+  readonly slot: string;
+  readonly paidKey: string;
+  readonly day: string;
+  readonly bucketKey: string;
+  readonly perSecond: number;
+  readonly burst: number;
+  readonly limit: number;
+}
+
+/** Keys whose batch groups are kept at once. */
+const MAX_KNOWN_GROUPS = 10_000;
+
 /**
  * Daily balances and paid balances shared by every gateway instance through Redis. A debit is one Lua
  * script (check and take in one atomic step, reading the day's balance and the paid one, both under the
@@ -100,6 +115,8 @@ export class RedisCreditLedger implements CreditLedger {
   readonly #batches = new Map<string, TakeBatch>();
   /** The groups with a script in Redis now: their next batch waits for its answer. */
   readonly #inFlight = new Set<string>();
+  /** Each key's batch group and names, by key id (see {@link RedisCreditLedger.#groupOf}). */
+  readonly #groups = new Map<string, TakeGroup>();
   #flushScheduled = false;
   #day = '';
   #dayEnds = 0;
@@ -164,11 +181,10 @@ export class RedisCreditLedger implements CreditLedger {
    */
   takeAndDebit(bucketKey: string, keyId: string, cost: number, perSecond: number, burst: number, limit: number, now: number): Promise<Charge> {
     const day = this.#todayAt(now);
-    const slot = this.#names.balance(day, keyId);
-    const group = `${slot}\n${bucketKey}\n${perSecond}\n${burst}\n${limit}`;
+    const { group, slot, paidKey } = this.#groupOf(bucketKey, keyId, day, perSecond, burst, limit);
     let batch = this.#batches.get(group);
     if (batch === undefined) {
-      batch = { bucketKey, keyId, slot, paidKey: this.#names.paid(keyId), day, perSecond, burst, limit, now, takes: [] };
+      batch = { bucketKey, keyId, slot, paidKey, day, perSecond, burst, limit, now, takes: [] };
       this.#batches.set(group, batch);
       // Every call the poll phase of this turn parsed joins the batch; the script goes right after it,
       // or once the group's script in Redis has answered.
@@ -177,6 +193,21 @@ export class RedisCreditLedger implements CreditLedger {
     batch.now = Math.max(batch.now, now);
     const joined = batch;
     return new Promise((resolve, reject) => joined.takes.push({ cost, resolve, reject }));
+  }
+
+  /**
+   * The batch group of a key's takes on `day` under these limits, and the key's names: kept per key id
+   * while they stay the same, so a call builds no names (a key's calls ask the same thing all day).
+   */
+  #groupOf(bucketKey: string, keyId: string, day: string, perSecond: number, burst: number, limit: number): TakeGroup {
+    const known = this.#groups.get(keyId);
+    if (known !== undefined && known.day === day && known.bucketKey === bucketKey && known.perSecond === perSecond && known.burst === burst && known.limit === limit) return known;
+    const slot = this.#names.balance(day, keyId);
+    const made: TakeGroup = { group: `${slot}\n${bucketKey}\n${perSecond}\n${burst}\n${limit}`, slot, paidKey: this.#names.paid(keyId), day, bucketKey, perSecond, burst, limit };
+    // Bounded: an instance serving more keys than this rebuilds the names of the ones it forgot.
+    if (this.#groups.size >= MAX_KNOWN_GROUPS) this.#groups.clear();
+    this.#groups.set(keyId, made);
+    return made;
   }
 
   #scheduleFlush(): void {
