@@ -114,6 +114,21 @@ t.test('refusals carry the meter stage\'s codes and spend no credits', async (t)
   t.equal((await store.ledger.balance('k', 200, DAY)).used, 100, 'only the first charge spent credits');
 });
 
+t.test('a key charged across midnight debits each day\'s own balance, and a change of plan its own limits', async (t) => {
+  // The ledger keeps each key's names and batch group for the day: a new day, or new limits, are new ones.
+  const store = await openStore('midnight:');
+  t.teardown(() => store.close());
+  const beforeMidnight = Date.UTC(2026, 10, 22, 23, 59, 59, 900);
+  const afterMidnight = beforeMidnight + 200;
+  taken(await store.metering.charge('k', 150, PLAN, beforeMidnight));
+  taken(await store.metering.charge('k', 150, PLAN, afterMidnight));
+  t.equal((await store.ledger.balance('k', 200, new Date(beforeMidnight))).used, 150, 'the first day keeps its charge');
+  t.equal((await store.ledger.balance('k', 200, new Date(afterMidnight))).used, 150, 'the second day has its own: 150 more fit under its 200');
+  const refused = await store.metering.charge('k', 100, { ...PLAN, dailyCredits: 240 }, afterMidnight + 10);
+  t.same(refused, { ok: false, code: 'CREDITS_EXHAUSTED', remaining: 90, paidRemaining: 0, resetsAt: new Date('2026-11-24T00:00:00.000Z') }, 'a plan of 240 a day: 90 left of it, under the new limit');
+  taken(await store.metering.charge('k', 90, { ...PLAN, dailyCredits: 240 }, afterMidnight + 20));
+});
+
 t.test('the charges of one key in one turn share one script, each charged as alone', async (t) => {
   const store = await openStore('turn:');
   t.teardown(() => store.close());
