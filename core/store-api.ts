@@ -21,6 +21,7 @@ export { KeyRegistryToken, LayeredKeyStore, apiKeyHash, recordOf, type KeyRegist
 export { PlanRegistryToken, MemoryPlanRegistry, definedOf, type PlanRegistry, type StoredPlan, type PlanChanges, type PlanChangeListener } from './keys/plan-registry.js';
 export { type UsageRecorder, type UsageTotals, type UsageEvent, type UsageRow } from './contracts/usage.js';
 export { MemoryUsageRecorder, daysBetween } from './usage/usage.js';
+export { PendingUsage } from './usage/pending-usage.js';
 export { hashSecret, verifySecret } from './keys/secret-hash.js';
 export { instanceCachingFactory } from 'tsyringe';
 export type { SharedHeads, HeadKey, HeadListener } from './contracts/shared-heads.js';

@@ -1,4 +1,4 @@
-import { UtcDayCache, daysBetween, newDebitId, type UsageEvent, type UsageRecorder, type UsageRow, type UsageTotals } from '../../core/store-api.js';
+import { PendingUsage, UtcDayCache, daysBetween, newDebitId, type UsageEvent, type UsageRecorder, type UsageRow, type UsageTotals } from '../../core/store-api.js';
 import type { RedisConnection } from './connection.js';
 import { PendingWrites } from './pending-writes.js';
 
@@ -9,17 +9,6 @@ const MAX_METHOD_LENGTH = 64;
 
 /** Distinct key, day and method totals held in memory at most while Redis is away; beyond, new ones are dropped. */
 export const MAX_PENDING_USAGE = 100_000;
-
-interface Pending extends UsageTotals {
-  cacheHits: number;
-  cacheMisses: number;
-  readonly keyId: string;
-  readonly day: string;
-  readonly network: string;
-  readonly method: string;
-  /** The latest event's time: the hash expires `retainDays` after its day ends, by the gateway's clock. */
-  at: number;
-}
 
 /** One script call: the totals of one usage hash, under an id of their own. */
 interface UsageWrite {
@@ -46,7 +35,7 @@ export class RedisUsageRecorder implements UsageRecorder {
   readonly #conn: RedisConnection;
   readonly #retainMs: number;
   readonly #days = new UtcDayCache();
-  #pending = new Map<string, Pending>();
+  readonly #pending = new PendingUsage();
   readonly #unsent: PendingWrites<UsageWrite>;
   #dropped = 0;
 
@@ -64,24 +53,7 @@ export class RedisUsageRecorder implements UsageRecorder {
 
   record(event: UsageEvent): void {
     const method = event.method.length > MAX_METHOD_LENGTH ? event.method.slice(0, MAX_METHOD_LENGTH) : event.method;
-    const day = this.#days.dayOf(event.at);
-    const slot = `${day}:${event.keyId}\n${event.network}\n${method}`;
-    let pending = this.#pending.get(slot);
-    if (pending === undefined) {
-      if (this.#pending.size >= MAX_PENDING_USAGE) {
-        this.#dropped++;
-        return;
-      }
-      pending = { keyId: event.keyId, day, network: event.network, method, calls: 0, credits: 0, bytes: 0, failed: 0, cacheHits: 0, cacheMisses: 0, at: event.at };
-      this.#pending.set(slot, pending);
-    }
-    pending.calls += event.calls;
-    pending.credits += event.credits;
-    pending.bytes += event.bytes;
-    if (event.failed) pending.failed += event.calls;
-    if (event.cache === 'hit') pending.cacheHits += event.calls;
-    else if (event.cache === 'miss') pending.cacheMisses += event.calls;
-    pending.at = Math.max(pending.at, event.at);
+    if (!this.#pending.add(event, this.#days.dayOf(event.at), method, MAX_PENDING_USAGE)) this.#dropped++;
   }
 
   /** Writes the totals gathered so far, and writes that failed before; what cannot be written is kept for the next try. */
@@ -100,10 +72,8 @@ export class RedisUsageRecorder implements UsageRecorder {
 
   /** Turns the totals gathered so far into writes, one per usage hash, each with its id. */
   #seal(): void {
-    const batch = this.#pending;
-    this.#pending = new Map();
-    const byHash = new Map<string, Pending[]>();
-    for (const p of batch.values()) {
+    const byHash = new Map<string, ReturnType<PendingUsage['take']>>();
+    for (const p of this.#pending.take()) {
       const hash = this.#conn.names.usage(p.day, p.keyId);
       const list = byHash.get(hash);
       if (list === undefined) byHash.set(hash, [p]);

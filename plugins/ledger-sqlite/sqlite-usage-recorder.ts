@@ -1,4 +1,4 @@
-import { UtcDayCache, daysBetween, type UsageEvent, type UsageRecorder, type UsageRow, type UsageTotals } from '../../core/store-api.js';
+import { PendingUsage, UtcDayCache, daysBetween, type UsageEvent, type UsageRecorder, type UsageRow, type UsageTotals } from '../../core/store-api.js';
 import type { SqliteDatabase, SqliteStatement } from './database.js';
 import type { GroupCommit } from './group-commit.js';
 
@@ -23,7 +23,7 @@ export class SqliteUsageRecorder implements UsageRecorder {
   readonly #add: SqliteStatement<[string, string, string, string, number, number, number, number, number, number]>;
   readonly #read: SqliteStatement<[string, string], MethodRow>;
   readonly #rows: SqliteStatement<[string, string], NetworkRow>;
-  readonly #pending = new Map<string, NetworkRow & { keyId: string; day: string }>();
+  readonly #pending = new PendingUsage();
 
   constructor(db: SqliteDatabase, writer: GroupCommit) {
     this.#writer = writer;
@@ -46,26 +46,13 @@ export class SqliteUsageRecorder implements UsageRecorder {
 
   record(event: UsageEvent): void {
     const method = event.method.length > MAX_METHOD_LENGTH ? event.method.slice(0, MAX_METHOD_LENGTH) : event.method;
-    const day = this.#days.dayOf(event.at);
-    const slot = `${event.keyId}\n${day}\n${event.network}\n${method}`;
-    let pending = this.#pending.get(slot);
-    if (pending === undefined) {
-      if (this.#pending.size === 0) this.#writer.add(this.#drain);
-      pending = { keyId: event.keyId, day, network: event.network, method, calls: 0, credits: 0, bytes: 0, failed: 0, cacheHits: 0, cacheMisses: 0 };
-      this.#pending.set(slot, pending);
-    }
-    pending.calls += event.calls;
-    pending.credits += event.credits;
-    pending.bytes += event.bytes;
-    if (event.failed) pending.failed += event.calls;
-    if (event.cache === 'hit') pending.cacheHits += event.calls;
-    else if (event.cache === 'miss') pending.cacheMisses += event.calls;
+    if (this.#pending.size === 0) this.#writer.add(this.#drain);
+    this.#pending.add(event, this.#days.dayOf(event.at), method);
   }
 
   /** Writes the totals gathered during this turn: one upsert per key, day, network and method, whatever the number of calls. */
   readonly #drain = (): void => {
-    for (const p of this.#pending.values()) this.#add.run(p.keyId, p.day, p.network, p.method, p.calls, p.credits, p.bytes, p.failed, p.cacheHits, p.cacheMisses);
-    this.#pending.clear();
+    for (const p of this.#pending.take()) this.#add.run(p.keyId, p.day, p.network, p.method, p.calls, p.credits, p.bytes, p.failed, p.cacheHits, p.cacheMisses);
   };
 
   usage(keyId: string, day: string): Record<string, UsageTotals> {
