@@ -12,7 +12,7 @@ import type { Scenario } from '../lib/scenario.js';
 const scenario: Scenario = {
   name: 'http-instant',
   description: 'real JSON-RPC calls over HTTP to an instantly answering node: direct vs bare proxy vs fastify proxy vs Tollgate gateway',
-  targets: ['direct', 'bare-proxy', 'fastify-proxy', 'gateway', 'gateway-before'],
+  targets: ['direct', 'bare-proxy', 'hand-written', 'fastify-proxy', 'gateway', 'gateway-before'],
 
   async run(options: BenchOptions) {
     // The instant node answers whatever it is asked: any address and transaction hash will do.
@@ -22,6 +22,7 @@ const scenario: Scenario = {
     const node = await startServer('instant-node', 'bench/servers/instant-node.ts', {}, { ...options, profile: false });
     try {
       const upstream = { upstream: node.url, connections: String(UPSTREAM_CONNECTIONS) };
+      const gatewayPaths: MixPaths = { evm: `/${BENCH_NETWORK}/v3/${BENCH_KEY}`, solana: `/${BENCH_SOLANA_NETWORK}/v3/${BENCH_KEY}` };
       const proxied = (name: string, description: string, script: string, paths: MixPaths = direct, args: Record<string, string> = upstream, cwd?: string): TargetDefinition => ({
         name,
         description,
@@ -30,7 +31,6 @@ const scenario: Scenario = {
           return { url: server.url, request: mixRequest(paths, reads), serverPids: server.ready.pids, server };
         },
       });
-      const gatewayPaths: MixPaths = { evm: `/${BENCH_NETWORK}/v3/${BENCH_KEY}`, solana: `/${BENCH_SOLANA_NETWORK}/v3/${BENCH_KEY}` };
       const gatewayArgs = { upstream: node.url, solana: node.url };
       const definitions: TargetDefinition[] = [
         {
@@ -39,6 +39,12 @@ const scenario: Scenario = {
           start: async () => ({ url: node.url, request: mixRequest(direct, reads), serverPids: node.ready.pids }),
         },
         proxied('bare-proxy', 'node:http + undici Pool, bytes in, bytes out', 'bench/servers/bare-proxy.ts'),
+        proxied(
+          'hand-written',
+          'the spec\'s per-call work by hand, no framework (bench/hand-written-gateway.ts)',
+          'bench/servers/hand-written-gateway.ts',
+          gatewayPaths,
+        ),
         proxied('fastify-proxy', 'fastify 5 + @fastify/http-proxy', 'bench/servers/fastify-proxy.ts'),
         proxied(
           'gateway',
@@ -56,6 +62,8 @@ const scenario: Scenario = {
         [
           { numerator: 'gateway', denominator: 'bare-proxy', goal: 0.9 },
           { numerator: 'gateway', denominator: 'fastify-proxy', goal: 1.5 },
+          { numerator: 'hand-written', denominator: 'bare-proxy' },
+          { numerator: 'gateway', denominator: 'hand-written' },
           { numerator: 'gateway', denominator: 'direct' },
           ...(options.baseline === undefined ? [] : [{ numerator: 'gateway', denominator: 'gateway-before' }]),
         ],
