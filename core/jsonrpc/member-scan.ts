@@ -277,6 +277,37 @@ const WALKED_DEPTH = 3;
 
 const ERROR_NAME: readonly string[] = ['error'];
 
+/** Whether the key at `keyStart..keyEnd` (quotes included, no escape in it) is `name`. */
+function isKey(text: string, keyStart: number, keyEnd: number, name: string): boolean {
+  return keyEnd - keyStart - 2 === name.length && text.startsWith(name, keyStart + 1);
+}
+
+/**
+ * Where the value of the first `name` key of the object at `at` starts, its members walked up to it
+ * (keys checked, the values before it skipped and checked as JSON); -1 when that cannot settle it: the
+ * object ends first, a key holds an escape, a `refuse` key comes first, or the bytes are malformed.
+ */
+function firstValueOf(walker: Text, at: number, name: string, refuse?: string): number {
+  const text = walker.text;
+  if (text.charCodeAt(at) !== OPEN_OBJECT) return -1;
+  let i = skipSpace(text, at + 1);
+  for (;;) {
+    if (text.charCodeAt(i) !== QUOTE) return -1;
+    const keyEnd = walker.skipString(i);
+    if (keyEnd === -1 || needsDecoding(text, i, keyEnd)) return -1;
+    const colon = skipSpace(text, keyEnd);
+    if (text.charCodeAt(colon) !== COLON) return -1;
+    const value = skipSpace(text, colon + 1);
+    if (isKey(text, i, keyEnd, name)) return value;
+    if (refuse !== undefined && isKey(text, i, keyEnd, refuse)) return -1;
+    const end = walker.skipValue(value);
+    if (end === -1) return -1;
+    i = skipSpace(text, end);
+    if (text.charCodeAt(i) !== COMMA) return -1;
+    i = skipSpace(text, i + 1);
+  }
+}
+
 /** How much of an answer a read up to a member copies first: a block's `number`, a `context.slot`, lie well inside. */
 const HEAD_BYTES = 2048;
 
@@ -384,25 +415,8 @@ export class MemberScan {
     const text = walker.text;
     let at = skipSpace(text, 0);
     for (const name of path) {
-      if (text.charCodeAt(at) !== OPEN_OBJECT) return undefined;
-      let i = skipSpace(text, at + 1);
-      for (;;) {
-        if (text.charCodeAt(i) !== QUOTE) return undefined;
-        const keyEnd = walker.skipString(i);
-        if (keyEnd === -1 || needsDecoding(text, i, keyEnd)) return undefined;
-        const colon = skipSpace(text, keyEnd);
-        if (text.charCodeAt(colon) !== COLON) return undefined;
-        const value = skipSpace(text, colon + 1);
-        if (keyEnd - i - 2 === name.length && text.startsWith(name, i + 1)) {
-          at = value;
-          break;
-        }
-        const end = walker.skipValue(value);
-        if (end === -1) return undefined;
-        i = skipSpace(text, end);
-        if (text.charCodeAt(i) !== COMMA) return undefined;
-        i = skipSpace(text, i + 1);
-      }
+      at = firstValueOf(walker, at, name);
+      if (at === -1) return undefined;
     }
     const end = walker.skipValue(at);
     // A number cut by the head's end would look whole: what ends at the head's end is read again whole.
@@ -432,26 +446,10 @@ export class MemberScan {
   }
 
   private resultIn(walker: Text): number | undefined {
-    const text = walker.text;
-    let i = skipSpace(text, 0);
-    if (text.charCodeAt(i) !== OPEN_OBJECT) return undefined;
-    i = skipSpace(text, i + 1);
-    for (;;) {
-      if (text.charCodeAt(i) !== QUOTE) return undefined;
-      const keyEnd = walker.skipString(i);
-      if (keyEnd === -1 || needsDecoding(text, i, keyEnd)) return undefined;
-      const colon = skipSpace(text, keyEnd);
-      if (text.charCodeAt(colon) !== COLON) return undefined;
-      const value = skipSpace(text, colon + 1);
-      if (keyEnd - i === 8 && text.startsWith('result', i + 1)) return value < text.length && this.noneAfter(ERROR_NAME, value) ? value : undefined;
-      if (keyEnd - i === 7 && text.startsWith('error', i + 1)) return undefined;
-      const end = walker.skipValue(value);
-      if (end === -1) return undefined;
-      i = skipSpace(text, end);
-      if (text.charCodeAt(i) !== COMMA) return undefined;
-      i = skipSpace(text, i + 1);
-    }
+    const value = firstValueOf(walker, skipSpace(walker.text, 0), 'result', 'error');
+    return value !== -1 && value < walker.text.length && this.noneAfter(ERROR_NAME, value) ? value : undefined;
   }
+
 
   /** The value at `start`, objects walked member by member down to `depth` {@link WALKED_DEPTH}; undefined when malformed. */
   private walk(start: number, depth: number): ScannedValue | undefined {
