@@ -320,16 +320,17 @@ const COMMON_CHARS = /^[0-9a-fA-Fx"]/;
  * rare first char and a hex-heavy answer holds the common ones everywhere. Every key spelling holds it;
  * a string that merely contains it only sends the read to the whole walk.
  */
-function keyAnchor(name: string): string {
+function keyAnchor(name: string): Buffer {
   let anchor = anchors.get(name);
   if (anchor === undefined) {
-    anchor = anchorOf(name);
+    // As bytes: a string needle is encoded again on every search.
+    anchor = Buffer.from(anchorOf(name), 'utf8');
     if (anchors.size < 1024) anchors.set(name, anchor);
   }
   return anchor;
 }
 
-const anchors = new Map<string, string>();
+const anchors = new Map<string, Buffer>();
 
 function anchorOf(name: string): string {
   const quoted = `${name}"`;
