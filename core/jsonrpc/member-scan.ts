@@ -451,7 +451,6 @@ export class MemberScan {
     return value !== -1 && value < walker.text.length && this.noneAfter(ERROR_NAME, value) ? value : undefined;
   }
 
-
   /** The value at `start`, objects walked member by member down to `depth` {@link WALKED_DEPTH}; undefined when malformed. */
   private walk(start: number, depth: number): ScannedValue | undefined {
     const text = this.text;
