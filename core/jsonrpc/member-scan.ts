@@ -320,7 +320,7 @@ const COMMON_CHARS = /^[0-9a-fA-Fx"]/;
  * rare first char and a hex-heavy answer holds the common ones everywhere. Every key spelling holds it;
  * a string that merely contains it only sends the read to the whole walk.
  */
-function keyAnchor(name: string): Buffer {
+export function keyAnchor(name: string): Buffer {
   let anchor = anchors.get(name);
   if (anchor === undefined) {
     // As bytes: a string needle is encoded again on every search.
