@@ -12,7 +12,7 @@ import type { Scenario } from '../lib/scenario.js';
 const scenario: Scenario = {
   name: 'cache-hit',
   description: 'a cached JSON-RPC call over HTTP: bare proxy vs gateway vs gateway answering from its cache',
-  targets: ['bare-proxy', 'gateway', 'gateway-cache-hit', 'gateway-cache-hit-before'],
+  targets: ['bare-proxy', 'static-answer', 'gateway', 'gateway-cache-hit', 'gateway-cache-hit-before'],
 
   async run(options: BenchOptions) {
     checkBenchMethod(options.method);
@@ -36,6 +36,15 @@ const scenario: Scenario = {
             return { url: server.url, request: jsonRpcRequest(options.method, '/'), serverPids: server.ready.pids, server };
           },
         },
+        {
+          name: 'static-answer',
+          description: 'node:http answering every request with bytes held in memory: the ceiling of any answer from memory',
+          async start() {
+            const request = jsonRpcRequest(options.method, '/');
+            const server = await startServer('static-answer', 'bench/servers/static-answer.ts', { upstream: anvil.url, call: request.body ?? '' }, options);
+            return { url: server.url, request, serverPids: server.ready.pids, server };
+          },
+        },
         gateway('gateway', 'Tollgate without a cache: every call goes to Anvil', {}),
         gateway('gateway-cache-hit', 'Tollgate with the response cache (memory store): every call after the first is a hit, metered like a miss', { cache: 'memory' }),
         ...(options.baseline === undefined
@@ -46,6 +55,8 @@ const scenario: Scenario = {
         definitions,
         [
           { numerator: 'gateway-cache-hit', denominator: 'bare-proxy', goal: 2.0 },
+          { numerator: 'static-answer', denominator: 'bare-proxy' },
+          { numerator: 'gateway-cache-hit', denominator: 'static-answer' },
           { numerator: 'gateway-cache-hit', denominator: 'gateway' },
           ...(options.baseline === undefined ? [] : [{ numerator: 'gateway-cache-hit', denominator: 'gateway-cache-hit-before' }]),
         ],
