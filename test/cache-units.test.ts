@@ -53,6 +53,16 @@ t.test('envelopes: the node\'s bytes are kept, the id is the client\'s', async (
   t.equal(member.bytes.toString(), '{"lamports":18446744073709551615,"s":"a\\"}b"}', 'numbers beyond 2^53 stay exact');
   t.equal(envelope('x', 'result', member.bytes).toString(), '{"jsonrpc":"2.0","id":"x","result":{"lamports":18446744073709551615,"s":"a\\"}b"}}');
   t.equal(answerMember(Buffer.from('{"id":1,"jsonrpc":"2.0","error":{"code":3}}'))!.kind, 'error');
+  // Every kind of id, a string of several UTF-8 bytes per character and one that needs escapes included,
+  // each in an envelope of the exact length that JSON.parse reads back.
+  const bytes = Buffer.from('{"s":"é€"}');
+  for (const id of [0, -1, 1e21, 2 ** 53 + 2, 1.5, '', 'ünï€😀', 'a"b\\c\n', null, undefined]) {
+    for (const kind of ['result', 'error'] as const) {
+      const out = envelope(id, kind, bytes);
+      t.same(JSON.parse(out.toString('utf8')), { jsonrpc: '2.0', id: id ?? null, [kind]: { s: 'é€' } }, `id ${JSON.stringify(id)}, ${kind}`);
+      t.equal(out.length, Buffer.byteLength(`{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"${kind}":{"s":"é€"}}`), 'no byte left unwritten');
+    }
+  }
 });
 
 t.test('memory store: bounded in bytes, least recently used first; tags drop together', async (t) => {
