@@ -30,7 +30,7 @@ const TAIL = Buffer.from('}');
  * one buffer of the exact size, each part copied once (a cache hit builds one per call).
  */
 export function envelope(id: JsonRpcId | undefined, kind: 'result' | 'error', bytes: Uint8Array): Buffer {
-  const idText = typeof id === 'number' ? String(id) : JSON.stringify(id ?? null);
+  const idText = JSON.stringify(id ?? null);
   const member = kind === 'result' ? RESULT : ERROR;
   const idLength = Buffer.byteLength(idText);
   const out = Buffer.allocUnsafe(HEAD.length + idLength + member.length + bytes.byteLength + TAIL.length);
