@@ -64,8 +64,8 @@ export async function startBareProxy(options: BareProxyOptions): Promise<BarePro
   return listenBeside(server, pool, options.port ?? 0, options.host ?? '127.0.0.1');
 }
 
-/** Starts `server` listening; its `close` ends the server's connections, then `pool`'s. */
-export async function listenBeside(server: Server, pool: Pool, port: number, host: string): Promise<BareProxy> {
+/** Starts `server` listening; its `close` ends the server's connections, then `pool`'s (when it has one). */
+export async function listenBeside(server: Server, pool: Pool | undefined, port: number, host: string): Promise<BareProxy> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -78,7 +78,7 @@ export async function listenBeside(server: Server, pool: Pool, port: number, hos
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await pool.close();
+      await pool?.close();
     },
   };
 }

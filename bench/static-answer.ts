@@ -6,9 +6,8 @@
  * one run, it says how far above the proxy any answer from memory can go on the machine at hand.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import type { BareProxy } from './bare-proxy.js';
+import { listenBeside, type BareProxy } from './bare-proxy.js';
 
 /** Options of {@link startStaticAnswer}. */
 export interface StaticAnswerOptions {
@@ -30,16 +29,6 @@ export async function startStaticAnswer(options: StaticAnswerOptions): Promise<B
       res.end(answer);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  return {
-    server,
-    port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
-  };
+  // No pool to keep: the upstream was asked once.
+  return listenBeside(server, undefined, 0, '127.0.0.1');
 }

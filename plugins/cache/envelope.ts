@@ -25,19 +25,7 @@ const RESULT = Buffer.from(',"result":');
 const ERROR = Buffer.from(',"error":');
 const TAIL = Buffer.from('}');
 
-/**
- * A response envelope for the client's `id` around answer bytes from the cache or from another call:
- * one buffer of the exact size, each part copied once (a cache hit builds one per call).
- */
+/** A response envelope for the client's `id` around answer bytes from the cache or from another call. */
 export function envelope(id: JsonRpcId | undefined, kind: 'result' | 'error', bytes: Uint8Array): Buffer {
-  const idText = JSON.stringify(id ?? null);
-  const member = kind === 'result' ? RESULT : ERROR;
-  const idLength = Buffer.byteLength(idText);
-  const out = Buffer.allocUnsafe(HEAD.length + idLength + member.length + bytes.byteLength + TAIL.length);
-  let at = HEAD.copy(out, 0);
-  at += out.write(idText, at, 'utf8');
-  at += member.copy(out, at);
-  out.set(bytes, at);
-  TAIL.copy(out, at + bytes.byteLength);
-  return out;
+  return Buffer.concat([HEAD, Buffer.from(JSON.stringify(id ?? null)), kind === 'result' ? RESULT : ERROR, bytes, TAIL]);
 }
