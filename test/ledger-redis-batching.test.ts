@@ -1,5 +1,5 @@
 /**
- * Far fewer Redis round trips: a key's combined takes of one event-loop turn go to Redis as one script.
+ * Far fewer Redis round trips: a key's combined takes of two event-loop turns go to Redis as one script.
  * Calls are charged exactly as one by one (never beyond the balance, with two processes), Redis runs far
  * fewer commands than there are calls (INFO commandstats: a constant number per script, whatever the
  * calls in it; calls that arrive while the key's script is in Redis share the next one), a batch sent
@@ -174,21 +174,36 @@ t.test('100 charges of one key in one turn cost a constant number of Redis comma
   t.equal(end.commands - start.commands, 5, '5 commands for 100 calls in all');
 });
 
-t.test('the calls of a key that arrive while its script is in Redis share the next script', async (t) => {
+t.test('the calls of a key of two turns share a script; those that arrive once it is in Redis share the next', async (t) => {
   const store = await openStore('waiting:');
   t.teardown(() => store.close());
   const now = Date.now();
   const limits = { creditsPerSecond: 1e9, dailyCredits: 1e9 };
   t.ok((await store.metering.charge('k', 1, limits, now)).ok, 'a first charge loads the script');
-  const before = await commandsRun(store);
-  const first = Array.from({ length: 50 }, () => store.metering.charge('k', 1, limits, now));
-  // The first 50 go at the end of this turn (the check phase); this callback runs in that same phase,
-  // after the script was sent and before its answer can be read: these 50 wait for it.
-  const second = await new Promise<Array<ReturnType<typeof store.metering.charge>>>((resolve) => setImmediate(() => resolve(Array.from({ length: 50 }, () => store.metering.charge('k', 1, limits, now)))));
-  const charges = await Promise.all([...first, ...second]);
-  const after = await commandsRun(store);
-  t.equal(charges.filter((c) => c.ok).length, 100, 'all charged');
-  t.equal((await store.ledger.balance('k', 1e9, new Date(now))).used, 101, 'each once');
-  t.equal(after.scripts - before.scripts, 2, 'two scripts: the turn\'s, then the 50 that waited for it');
-  t.equal(after.commands - before.commands, 10, '5 commands a script: 10 for 100 calls');
+  type Charges = Array<ReturnType<typeof store.metering.charge>>;
+  const charge50 = (): Charges => Array.from({ length: 50 }, () => store.metering.charge('k', 1, limits, now));
+  /** 50 charges asked for in the check phase `turns` turns from now, after what that phase already holds. */
+  const inCheckPhase = (turns: number): Promise<Charges> =>
+    new Promise((resolve) => {
+      const step = (left: number): void => void setImmediate(() => (left === 1 ? resolve(charge50()) : step(left - 1)));
+      step(turns);
+    });
+
+  const start = await commandsRun(store);
+  // 50 now and 50 in this turn's check phase: the batch is still open, one script for the 100.
+  const twoTurns = await Promise.all([...charge50(), ...(await inCheckPhase(1))]);
+  const afterTwoTurns = await commandsRun(store);
+  t.equal(twoTurns.filter((c) => c.ok).length, 100, 'all charged');
+  t.equal(afterTwoTurns.scripts - start.scripts, 1, 'one script for the calls of two turns');
+  t.equal(afterTwoTurns.commands - start.commands, 5, '5 commands for 100 calls');
+
+  // The script of the first 100 is written in the next turn's check phase, before the third 50 of that
+  // phase are asked for: they wait for its answer (it cannot be read before the next poll phase) and go
+  // as the second script.
+  const waited = await Promise.all([...charge50(), ...(await Promise.all([inCheckPhase(1), inCheckPhase(2)])).flat()]);
+  const end = await commandsRun(store);
+  t.equal(waited.filter((c) => c.ok).length, 150, 'all charged');
+  t.equal(end.scripts - afterTwoTurns.scripts, 2, 'two scripts: the two turns\' 100 calls, then the 50 that waited for it');
+  t.equal(end.commands - afterTwoTurns.commands, 10, '5 commands a script: 10 for 150 calls');
+  t.equal((await store.ledger.balance('k', 1e9, new Date(now))).used, 251, 'each call once');
 });

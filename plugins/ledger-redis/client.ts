@@ -42,6 +42,11 @@ export interface ClientBehaviour {
   readonly connectTimeoutMs: number;
   /** Group the commands of one event-loop turn into one write. */
   readonly autoPipelining: boolean;
+  /**
+   * Commands written as soon as they are called, outside auto-pipelining: those the caller already
+   * groups itself, for which ioredis's pipeline (an object per turn) would only add work and a turn.
+   */
+  readonly writtenAtOnce?: readonly string[];
   /** Delay before the n-th reconnection attempt, in ms. */
   readonly retryDelay: (attempt: number) => number;
 }
@@ -67,12 +72,13 @@ export function createRedisClient(ioredis: IoredisModule, settings: Pick<Resolve
     connectTimeout: behaviour.connectTimeoutMs,
     retryStrategy: behaviour.retryDelay,
   };
+  const pipelining = { enableAutoPipelining: behaviour.autoPipelining, autoPipeliningIgnoredCommands: [...(behaviour.writtenAtOnce ?? [])] };
   const topology = topologyOf(settings);
   if (topology === 'cluster') {
     const options: ClusterOptions = {
       lazyConnect: true,
       enableOfflineQueue: false,
-      enableAutoPipelining: behaviour.autoPipelining,
+      ...pipelining,
       scaleReads: 'master',
       // Up to 16 redirections or retries, 100 ms apart: long enough for a replica to take over a slot
       // (cluster-node-timeout plus an election) or for a slot's keys to migrate, in most deployments.
@@ -90,7 +96,7 @@ export function createRedisClient(ioredis: IoredisModule, settings: Pick<Resolve
     return new ioredis.Redis({
       ...common,
       ...credentials(settings.url),
-      enableAutoPipelining: behaviour.autoPipelining,
+      ...pipelining,
       sentinels: settings.sentinels!.map(hostPort),
       name: settings.name!,
       role: 'master',
@@ -100,7 +106,7 @@ export function createRedisClient(ioredis: IoredisModule, settings: Pick<Resolve
       sentinelRetryStrategy: behaviour.retryDelay,
     });
   }
-  return new ioredis.Redis(settings.url, { ...common, enableAutoPipelining: behaviour.autoPipelining });
+  return new ioredis.Redis(settings.url, { ...common, ...pipelining });
 }
 
 /**

@@ -105,6 +105,8 @@ export class RedisConnection {
       commandTimeoutMs: settings.commandTimeoutMs,
       connectTimeoutMs: settings.connectTimeoutMs,
       autoPipelining: true,
+      // The charge scripts carry batches the ledger groups itself (see RedisCreditLedger.takeAndDebit).
+      writtenAtOnce: ['tgTakeDebit', 'tgTakeDebitBatch'],
       retryDelay: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 5), 1000),
     }) as StoreClient;
     const scripts: Array<[keyof ScriptCommands, number, string]> = [

@@ -5,7 +5,7 @@ import type { RedisCreditLedger } from './redis-credit-ledger.js';
 /**
  * The Redis store's `Metering`: a call's throughput bucket (`<prefix>bucket:{<key id>}`, the bucket a plugin throttling on the key id takes from too) and its debit
  * in one script ({@link RedisCreditLedger.takeAndDebit}, `TAKE_DEBIT`), and the calls of one key that
- * arrive in one event-loop turn (or while the key's previous script is in Redis) in one script for them
+ * arrive in two event-loop turns (or while the key's previous script is in Redis) in one script for them
  * all (`TAKE_DEBIT_BATCH`). A charge without a
  * bucket (events) is the ledger's debit alone. A taken charge refunds through the ledger, once.
  *

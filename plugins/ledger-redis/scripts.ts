@@ -293,7 +293,7 @@ return {1, 0, 1, used, paid, fromPaid}`;
 /**
  * KEYS: bucket, balance, batch marker, paid balance. ARGV: tokens per second, burst, now (ms), daily
  * limit, time to live of the balance (ms), idempotency window (ms), then the cost of each call of the
- * batch. The calls of one key that arrived in one turn of the gateway's event loop (or while the key's
+ * batch. The calls of one key that arrived in two turns of the gateway's event loop (or while the key's
  * previous script was in Redis), each taken as
  * `TAKE_DEBIT` would take it (the day first, then the paid balance), in order, in one atomic step: for
  * each call `passed (1|0), retry after ms, taken (1|0), used, paid left, paid taken`. The marker keeps
