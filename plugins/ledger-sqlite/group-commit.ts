@@ -7,10 +7,10 @@ interface Write {
 }
 
 /**
- * Group commit: writes asked for during one turn of the event loop run in one transaction, committed at
- * the end of that turn (`setImmediate`); each waiting caller is answered once the commit is done. A
- * committed transaction costs the same whether it holds one write or fifty, so under load a debit costs
- * a fraction of a commit, and it is still on disk before the caller goes on.
+ * Group commit: writes asked for during two turns of the event loop run in one transaction, committed at
+ * the end of the second (`setImmediate` twice); each waiting caller is answered once the commit is done.
+ * A committed transaction costs the same whether it holds one write or fifty, so under load a debit
+ * costs a fraction of a commit, and it is still on disk before the caller goes on.
  */
 export class GroupCommit {
   readonly #db: SqliteDatabase;
@@ -64,9 +64,14 @@ export class GroupCommit {
   #schedule(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
-    setImmediate(() => {
-      this.#scheduled = false;
-      this.flush();
-    });
+    // Open through the next turn's poll phase too: a commit costs about the same whatever it holds (some
+    // 90 µs in a profile on a 2-core machine), and one turn more gathers more calls into it (10.5 to 17
+    // a commit on the `ledgers` mix with an upstream that answers at once), for one turn of wait.
+    setImmediate(() =>
+      setImmediate(() => {
+        this.#scheduled = false;
+        this.flush();
+      }),
+    );
   }
 }

@@ -19,7 +19,7 @@ interface PendingDebit {
 /**
  * Daily balances and paid balances in SQLite (tables `balances` and `paid_balances`). A debit resolves only once its transaction is committed, so a call is
  * dispatched only after its debit is on disk: killing the gateway loses nothing that was charged. Debits
- * of one event-loop turn share a transaction ({@link GroupCommit}), and within it the debits of one key
+ * of two event-loop turns share a transaction ({@link GroupCommit}), and within it the debits of one key
  * are decided together: one read of the balance, each debit taken in order while the limit allows it,
  * one write of the sum (instead of one guarded upsert per call). The transaction holds SQLite's write
  * lock from its start, so between processes sharing the file the read and the write stay exact.

@@ -14,8 +14,8 @@ type NetworkRow = MethodRow & { network: string };
 /**
  * Usage per key, UTC day, network and method in SQLite: calls, credits, bytes, failed calls and the response
  * cache's hits and misses, added up by one
- * upsert per key, day, network and method in the group transaction of its event-loop turn ({@link GroupCommit}). Usage may
- * therefore trail the balances by that one turn when the gateway is killed; balances never trail.
+ * upsert per key, day, network and method in the group transaction of its event-loop turns ({@link GroupCommit}). Usage may
+ * therefore trail the balances by those two turns when the gateway is killed; balances never trail.
  */
 export class SqliteUsageRecorder implements UsageRecorder {
   readonly #writer: GroupCommit;
