@@ -16,6 +16,7 @@ import { startGatewayProcess } from './helpers/gateway-process.js';
 import { redisAvailable, startRedisServer } from './helpers/redis-server.js';
 import { rpc } from './helpers/json-rpc.js';
 import { until } from './helpers/until.js';
+import { inCheckPhase } from './helpers/turns.js';
 
 if (!(await redisAvailable())) {
   t.fail('redis-server is not installed (apt-get install redis-server)');
@@ -182,16 +183,10 @@ t.test('the calls of a key of two turns share a script; those that arrive once i
   t.ok((await store.metering.charge('k', 1, limits, now)).ok, 'a first charge loads the script');
   type Charges = Array<ReturnType<typeof store.metering.charge>>;
   const charge50 = (): Charges => Array.from({ length: 50 }, () => store.metering.charge('k', 1, limits, now));
-  /** 50 charges asked for in the check phase `turns` turns from now, after what that phase already holds. */
-  const inCheckPhase = (turns: number): Promise<Charges> =>
-    new Promise((resolve) => {
-      const step = (left: number): void => void setImmediate(() => (left === 1 ? resolve(charge50()) : step(left - 1)));
-      step(turns);
-    });
 
   const start = await commandsRun(store);
   // 50 now and 50 in this turn's check phase: the batch is still open, one script for the 100.
-  const twoTurns = await Promise.all([...charge50(), ...(await inCheckPhase(1))]);
+  const twoTurns = await Promise.all([...charge50(), ...(await inCheckPhase(1, charge50))]);
   const afterTwoTurns = await commandsRun(store);
   t.equal(twoTurns.filter((c) => c.ok).length, 100, 'all charged');
   t.equal(afterTwoTurns.scripts - start.scripts, 1, 'one script for the calls of two turns');
@@ -200,7 +195,7 @@ t.test('the calls of a key of two turns share a script; those that arrive once i
   // The script of the first 100 is written in the next turn's check phase, before the third 50 of that
   // phase are asked for: they wait for its answer (it cannot be read before the next poll phase) and go
   // as the second script.
-  const waited = await Promise.all([...charge50(), ...(await Promise.all([inCheckPhase(1), inCheckPhase(2)])).flat()]);
+  const waited = await Promise.all([...charge50(), ...(await Promise.all([inCheckPhase(1, charge50), inCheckPhase(2, charge50)])).flat()]);
   const end = await commandsRun(store);
   t.equal(waited.filter((c) => c.ok).length, 150, 'all charged');
   t.equal(end.scripts - afterTwoTurns.scripts, 2, 'two scripts: the two turns\' 100 calls, then the 50 that waited for it');

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { openDatabase, type SqliteDatabase } from '../plugins/ledger-sqlite/database.js';
 import { GroupCommit } from '../plugins/ledger-sqlite/group-commit.js';
 import { resolveSqliteSettings } from '../plugins/ledger-sqlite/settings.js';
+import { inCheckPhase } from './helpers/turns.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'tollgate-group-commit-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -34,14 +35,6 @@ function countingDatabase(path: string): { db: SqliteDatabase; commits: () => nu
     },
   };
   return { db: counted, commits: () => commits };
-}
-
-/** `work` asked for in the check phase `turns` turns from now, after what that phase already holds. */
-function inCheckPhase<T>(turns: number, work: () => Promise<T>): Promise<T> {
-  return new Promise((resolve) => {
-    const step = (left: number): void => void setImmediate(() => (left === 1 ? resolve(work()) : step(left - 1)));
-    step(turns);
-  });
 }
 
 t.test('writes of two turns share a commit; a write asked for after it goes in the next', async (t) => {

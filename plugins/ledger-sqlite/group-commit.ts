@@ -64,9 +64,8 @@ export class GroupCommit {
   #schedule(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
-    // Open through the next turn's poll phase too: a commit costs about the same whatever it holds (some
-    // 90 µs in a profile on a 2-core machine), and one turn more gathers more calls into it (10.5 to 17
-    // a commit on the `ledgers` mix with an upstream that answers at once), for one turn of wait.
+    // Open through the next turn's poll phase too: a commit costs about the same whatever it holds, and
+    // one turn more gathers more calls into it, for one turn of wait (figures in bench/README.md).
     setImmediate(() =>
       setImmediate(() => {
         this.#scheduled = false;
