@@ -32,6 +32,8 @@ t.test('each response counts once, until it closes; drain waits for the last', a
   t.equal(await answers[0], 'a');
   await firstClosed;
   t.equal(inFlight.size, 1, 'the answered one no longer counts');
+  inFlight.track(held[0]!);
+  t.equal(inFlight.size, 1, 'a response tracked again after it closed does not count again');
   t.equal(drained, false, 'drain still waits for the other');
   held[1]!.end('b');
   await drain;

@@ -1,7 +1,6 @@
 import { Observable } from 'rxjs';
-import type { RequestContext } from '../contracts/request-context.js';
 import type { MountedGateway } from './mount.js';
-import type { Drains, UpstreamDrain } from './drains.js';
+import type { UpstreamDrain } from './drains.js';
 
 /** `source`, holding `drain`'s generation for as long as a subscription to it lasts. */
 export function held<T>(drain: UpstreamDrain, source: Observable<T>): Observable<T> {
@@ -10,14 +9,6 @@ export function held<T>(drain: UpstreamDrain, source: Observable<T>): Observable
     subscriber.add(() => drain.leave());
     return source.subscribe(subscriber);
   });
-}
-
-/**
- * `run`, held on the generation that built the call's network (else on `current`): a reload does not
- * close the upstreams of a call it overtook, nor those a connection opened before it still uses.
- */
-export function heldCall(drains: Drains, current: UpstreamDrain, ctx: RequestContext, run: Observable<RequestContext>): Observable<RequestContext> {
-  return held(drains.ownerOf(ctx.network) ?? current, run);
 }
 
 /**
@@ -31,7 +22,8 @@ export function heldHandlers(handlers: MountedGateway, current: () => UpstreamDr
       const drain = current();
       if (drain !== undefined) {
         drain.enter();
-        res.once('close', () => drain.leave());
+        // A response emits 'close' once: no `once` wrapper needed.
+        res.on('close', () => drain.leave());
       }
       handlers.listener(req, res, next);
     },

@@ -19,7 +19,7 @@ import { Servers } from './servers.js';
 import { eventMetering } from './event-metering.js';
 import { buildGeneration, type Generation } from './generation.js';
 import { Drains } from './drains.js';
-import { held, heldCall, heldHandlers } from './generation-holds.js';
+import { held, heldHandlers } from './generation-holds.js';
 import { createReloader, type Reload } from './reload.js';
 import type { Started } from './started.js';
 
@@ -102,7 +102,9 @@ export class LiveGateway implements Gateway {
   readonly createContext = (init: ContextInit): RequestContext => new CallContext(init, this.clock.now());
   readonly execute = (ctx: RequestContext): Observable<RequestContext> => {
     const generation = this.#now();
-    return heldCall(this.drains, generation.drain, ctx, generation.pipeline.execute(ctx));
+    // Held on the generation that built the call's network (else the current one): a reload does not
+    // close the upstreams of a call it overtook, nor those a connection opened before it still uses.
+    return generation.pipeline.execute(ctx, this.drains.ownerOf(ctx.network) ?? generation.drain);
   };
   readonly stagesOf: GatewayRuntime['stagesOf'] = (ctx) => this.#now().pipeline.stagesOf(ctx);
   readonly finishCall: GatewayRuntime['finishCall'] = (ctx) => this.#now().finishCall(ctx);

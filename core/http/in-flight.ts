@@ -29,18 +29,13 @@ export class InFlightResponses {
   }
 
   /**
-   * One listener for every response: an emitter calls it with the response as `this`, so tracking a
-   * response allocates no closure (and `close` comes once, so no `once` wrapper is needed either).
+   * One listener for every response, so tracking a response allocates no closure. A response emits
+   * `close` once, so the listener needs neither a `once` wrapper nor removing; left attached, it also
+   * keeps a closed response from being tracked again.
    */
-  readonly #onClose: (this: ServerResponse) => void;
-
-  constructor() {
-    const self = this;
-    this.#onClose = function onClose(this: ServerResponse): void {
-      this.off('close', self.#onClose);
-      if (--self.#size === 0) self.#drained?.();
-    };
-  }
+  readonly #onClose = (): void => {
+    if (--this.#size === 0) this.#drained?.();
+  };
 
   /** Tracks `res` until it is finished or its connection is gone (a response tracked twice counts once). */
   track(res: ServerResponse): void {

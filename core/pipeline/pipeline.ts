@@ -52,10 +52,21 @@ export function orderStages(extra: readonly StageDefinition[]): string[] {
   return order;
 }
 
+/** Something a call keeps busy for as long as a subscription to its run lasts (the generation it runs on). */
+export interface CallHold {
+  /** A subscription to the call's run starts. */
+  enter(): void;
+  /** That subscription ended (answered or cancelled). */
+  leave(): void;
+}
+
 /** An assembled pipeline: the fused run of a call, and the same stages as operators. */
 export interface BuiltPipeline {
-  /** Runs one call (see {@link buildPipeline}). */
-  execute(ctx: RequestContext): Observable<RequestContext>;
+  /**
+   * Runs one call (see {@link buildPipeline}), holding `hold` while a subscription lasts: in the run's own
+   * observable, rather than one more wrapped around it per call.
+   */
+  execute(ctx: RequestContext, hold?: CallHold): Observable<RequestContext>;
   /**
    * The stages a call runs, in order, as checked operators (for `pipe()` and `settleCall`): each runs its
    * stage on each call on its own and holds it to the contract where it runs, as `execute` does.
@@ -135,11 +146,16 @@ export function buildPipeline(
   };
 
   return {
-    execute: (ctx) =>
+    execute: (ctx, hold) =>
       new Observable<RequestContext>((subscriber) => {
+        hold?.enter();
         const run = new CallRun(ctx, stagesFor(ctx).entries, owner, subscriber);
         run.run(0);
-        return () => run.cancel();
+        if (hold === undefined) return () => run.cancel();
+        return () => {
+          run.cancel();
+          hold.leave();
+        };
       }),
     stagesOf(ctx) {
       const pair = stagesFor(ctx);

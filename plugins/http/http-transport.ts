@@ -88,7 +88,8 @@ export class HttpTransport implements Transport {
           })
           .subscribe((output) => this.#send(res, output, cors));
         // A client that disconnects before its answer cancels the calls: upstream requests aborted, refunded.
-        if (!subscription.closed) res.once('close', () => subscription.unsubscribe());
+        // A response emits 'close' once, so `on` serves without `once`'s wrapper and removal.
+        if (!subscription.closed) res.on('close', () => subscription.unsubscribe());
       },
       (error: unknown) => {
         if (error instanceof BodyTooLargeError) {

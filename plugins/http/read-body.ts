@@ -12,47 +12,48 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-/** Collects one request's body; a class rather than closures, so nothing is allocated per chunk or per event type. */
-class BodyCollector {
-  readonly chunks: Buffer[] = [];
-  size = 0;
-  constructor(
-    readonly req: IncomingMessage,
-    readonly limit: number,
-    readonly resolve: (body: Buffer) => void,
-    readonly reject: (error: Error) => void,
-  ) {
-    req.on('data', this.onData);
-    req.on('end', this.onEnd);
-    req.on('error', this.onError);
+/** One request's body as it arrives, kept on the request itself (see {@link collectBody}). */
+interface Collecting {
+  readonly chunks: Buffer[];
+  size: number;
+  readonly limit: number;
+  readonly onBody: (body: Buffer) => void;
+  readonly onError: (error: Error) => void;
+  /** The body was handed over or refused: later events are ignored. */
+  done: boolean;
+}
+
+const COLLECTING = Symbol('tollgate.collecting');
+type CollectingRequest = IncomingMessage & { [COLLECTING]?: Collecting };
+
+// The listeners are the same functions for every request (the emitter calls them with the request as
+// `this`), and stay attached once the body is in: a request emits nothing after 'end', and removing
+// three listeners per request cost more than the flag that makes later events no-ops.
+function onData(this: CollectingRequest, chunk: Buffer): void {
+  const state = this[COLLECTING]!;
+  if (state.done) return;
+  state.size += chunk.length;
+  if (state.size > state.limit) {
+    // The caller refuses the request and drains what is left of the body.
+    state.done = true;
+    state.onError(new BodyTooLargeError(state.limit));
+    return;
   }
+  state.chunks.push(chunk);
+}
 
-  readonly onData = (chunk: Buffer): void => {
-    this.size += chunk.length;
-    if (this.size > this.limit) {
-      // The caller refuses the request and drains what is left of the body.
-      this.cleanup();
-      this.reject(new BodyTooLargeError(this.limit));
-      return;
-    }
-    this.chunks.push(chunk);
-  };
+function onEnd(this: CollectingRequest): void {
+  const state = this[COLLECTING]!;
+  if (state.done) return;
+  state.done = true;
+  state.onBody(state.chunks.length === 1 ? state.chunks[0]! : Buffer.concat(state.chunks, state.size));
+}
 
-  readonly onEnd = (): void => {
-    this.cleanup();
-    this.resolve(this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size));
-  };
-
-  readonly onError = (error: Error): void => {
-    this.cleanup();
-    this.reject(error);
-  };
-
-  cleanup(): void {
-    this.req.off('data', this.onData);
-    this.req.off('end', this.onEnd);
-    this.req.off('error', this.onError);
-  }
+function onRequestError(this: CollectingRequest, error: Error): void {
+  const state = this[COLLECTING]!;
+  if (state.done) return;
+  state.done = true;
+  state.onError(error);
 }
 
 /**
@@ -73,5 +74,9 @@ export function collectBody(req: IncomingMessage, res: ServerResponse, limit: nu
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return onError(new BodyTooLargeError(limit));
   continueBody(req, res);
-  new BodyCollector(req, limit, onBody, onError);
+  const request = req as CollectingRequest;
+  request[COLLECTING] = { chunks: [], size: 0, limit, onBody, onError, done: false };
+  request.on('data', onData);
+  request.on('end', onEnd);
+  request.on('error', onRequestError);
 }
