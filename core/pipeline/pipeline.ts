@@ -148,10 +148,19 @@ export function buildPipeline(
   return {
     execute: (ctx, hold) =>
       new Observable<RequestContext>((subscriber) => {
-        hold?.enter();
         const run = new CallRun(ctx, stagesFor(ctx).entries, owner, subscriber);
-        run.run(0);
-        if (hold === undefined) return () => run.cancel();
+        if (hold === undefined) {
+          run.run(0);
+          return () => run.cancel();
+        }
+        hold.enter();
+        try {
+          run.run(0);
+        } catch (error) {
+          // No teardown is returned from a subscribe that throws: leave here.
+          hold.leave();
+          throw error;
+        }
         return () => {
           run.cancel();
           hold.leave();
