@@ -149,18 +149,15 @@ export function buildPipeline(
     execute: (ctx, hold) =>
       new Observable<RequestContext>((subscriber) => {
         const run = new CallRun(ctx, stagesFor(ctx).entries, owner, subscriber);
-        if (hold === undefined) {
-          run.run(0);
-          return () => run.cancel();
-        }
-        hold.enter();
+        hold?.enter();
         try {
           run.run(0);
         } catch (error) {
           // No teardown is returned from a subscribe that throws: leave here.
-          hold.leave();
+          hold?.leave();
           throw error;
         }
+        if (hold === undefined) return () => run.cancel();
         return () => {
           run.cancel();
           hold.leave();
