@@ -1,7 +1,8 @@
 /**
  * Cache hits: the same cacheable call (`eth_chainId` by default) through the bare node:http + undici
  * proxy, through the gateway without a cache, and through the gateway with the response cache, where
- * every call after the first is answered without the upstream hop the proxy pays.
+ * every call after the first is answered without the upstream hop the proxy pays. Beside them, the ceiling
+ * of any answer from memory (`static-answer`) and a hit without a framework (`hand-written-hit`).
  */
 import { BENCH_KEY, BENCH_NETWORK, UPSTREAM_CONNECTIONS } from '../config.js';
 import { startAnvil } from '@tollgate/devnet';
@@ -12,7 +13,7 @@ import type { Scenario } from '../lib/scenario.js';
 const scenario: Scenario = {
   name: 'cache-hit',
   description: 'a cached JSON-RPC call over HTTP: bare proxy vs gateway vs gateway answering from its cache',
-  targets: ['bare-proxy', 'static-answer', 'gateway', 'gateway-cache-hit', 'gateway-cache-hit-before'],
+  targets: ['bare-proxy', 'static-answer', 'hand-written-hit', 'gateway', 'gateway-cache-hit', 'gateway-cache-hit-before'],
 
   async run(options: BenchOptions) {
     checkBenchMethod(options.method);
@@ -45,6 +46,14 @@ const scenario: Scenario = {
             return { url: server.url, request, serverPids: server.ready.pids, server };
           },
         },
+        {
+          name: 'hand-written-hit',
+          description: 'the hand-written metered proxy answering from memory: a hit (parse, check, charge, envelope) without a framework',
+          async start() {
+            const server = await startServer('hand-written-hit', 'bench/servers/hand-written-gateway.ts', { upstream: anvil.url, connections: String(UPSTREAM_CONNECTIONS), cache: 'true' }, options);
+            return { url: server.url, request: jsonRpcRequest(options.method, `/${BENCH_NETWORK}/v3/${BENCH_KEY}`), serverPids: server.ready.pids, server };
+          },
+        },
         gateway('gateway', 'Tollgate without a cache: every call goes to Anvil', {}),
         gateway('gateway-cache-hit', 'Tollgate with the response cache (memory store): every call after the first is a hit, metered like a miss', { cache: 'memory' }),
         ...(options.baseline === undefined
@@ -57,6 +66,8 @@ const scenario: Scenario = {
           { numerator: 'gateway-cache-hit', denominator: 'bare-proxy', goal: 2.0 },
           { numerator: 'static-answer', denominator: 'bare-proxy' },
           { numerator: 'gateway-cache-hit', denominator: 'static-answer' },
+          { numerator: 'hand-written-hit', denominator: 'bare-proxy' },
+          { numerator: 'gateway-cache-hit', denominator: 'hand-written-hit' },
           { numerator: 'gateway-cache-hit', denominator: 'gateway' },
           ...(options.baseline === undefined ? [] : [{ numerator: 'gateway-cache-hit', denominator: 'gateway-cache-hit-before' }]),
         ],
