@@ -83,7 +83,7 @@ export async function startHandWrittenGateway(options: HandWrittenGatewayOptions
   const answers = options.cache === true ? new Map<string, Buffer>() : undefined;
 
   const serve = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
-    let call: { jsonrpc?: unknown; method?: unknown; params?: unknown };
+    let call: { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
     try {
       call = JSON.parse(body.toString('utf8')) as typeof call;
     } catch {
@@ -96,8 +96,7 @@ export async function startHandWrittenGateway(options: HandWrittenGatewayOptions
     const key = answers === undefined ? undefined : `${call.method as string}:${JSON.stringify(call.params)}`;
     const kept = key === undefined ? undefined : answers!.get(key);
     if (kept !== undefined) {
-      const id = (call as { id?: unknown }).id;
-      const answer = Buffer.concat([ENVELOPE_HEAD, Buffer.from(JSON.stringify(id ?? null)), ENVELOPE_RESULT, kept, ENVELOPE_TAIL]);
+      const answer = Buffer.concat([ENVELOPE_HEAD, Buffer.from(JSON.stringify(call.id ?? null)), ENVELOPE_RESULT, kept, ENVELOPE_TAIL]);
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length });
       res.end(answer);
       return;

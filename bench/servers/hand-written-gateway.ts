@@ -3,7 +3,7 @@ import { startHandWrittenGateway } from '../hand-written-gateway.js';
 import { BENCH_KEY, UPSTREAM_CONNECTIONS } from '../config.js';
 import { requireArg, serve, serverArgs } from './serve.js';
 
-/** The calls of the bench's mix, at the spec's prices. */
+/** The calls of the bench's mix and of its one-call scenarios (`--method`), at the spec's prices. */
 const PRICES = { eth_chainId: 5, eth_blockNumber: 80, eth_getBlockByNumber: 80, eth_call: 80, eth_getTransactionReceipt: 80, eth_getLogs: 255, getAccountInfo: 160 };
 
 const args = serverArgs();
