@@ -15,7 +15,10 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
+import type { JsonRpcId } from '../core/index.js';
 import { listenBeside, type BareProxy } from './bare-proxy.js';
+// The response cache's own envelope and answer reader: a hit by hand is wrapped exactly as the gateway's.
+import { answerMember, envelope } from '../plugins/cache/envelope.js';
 
 /** Options of {@link startHandWrittenGateway}. */
 export interface HandWrittenGatewayOptions {
@@ -34,18 +37,6 @@ export interface HandWrittenGatewayOptions {
 const HEADERS = { 'content-type': 'application/json' };
 const NUMBER = Buffer.from('"number":"');
 const ERROR = Buffer.from('rror"');
-const RESULT = Buffer.from('"result":');
-const ENVELOPE_HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
-const ENVELOPE_RESULT = Buffer.from(',"result":');
-const ENVELOPE_TAIL = Buffer.from('}');
-
-/** The bytes of a successful answer's `result` (up to the closing brace of the answer), or undefined for any other answer. */
-function resultBytes(answer: Buffer): Buffer | undefined {
-  if (answer.indexOf(ERROR) !== -1) return undefined;
-  const at = answer.indexOf(RESULT);
-  const end = answer.lastIndexOf(0x7d);
-  return at === -1 || end < at ? undefined : Buffer.from(answer.subarray(at + RESULT.length, end));
-}
 
 /** The node's answer to one call, gathered from the dispatcher. */
 class Answer implements Dispatcher.DispatchHandler {
@@ -96,7 +87,7 @@ export async function startHandWrittenGateway(options: HandWrittenGatewayOptions
     const key = answers === undefined ? undefined : `${call.method as string}:${JSON.stringify(call.params)}`;
     const kept = key === undefined ? undefined : answers!.get(key);
     if (kept !== undefined) {
-      const answer = Buffer.concat([ENVELOPE_HEAD, Buffer.from(JSON.stringify(call.id ?? null)), ENVELOPE_RESULT, kept, ENVELOPE_TAIL]);
+      const answer = envelope(call.id as JsonRpcId | undefined, 'result', kept);
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length });
       res.end(answer);
       return;
@@ -108,8 +99,9 @@ export async function startHandWrittenGateway(options: HandWrittenGatewayOptions
       }
       if (answer.indexOf(ERROR) !== -1) balance += credits;
       else if (key !== undefined && status === 200) {
-        const result = resultBytes(answer);
-        if (result !== undefined) answers!.set(key, result);
+        const member = answerMember(answer);
+        // Copied: the answer's buffer may be a slice of a larger one.
+        if (member?.kind === 'result') answers!.set(key, Buffer.from(member.bytes));
       }
       res.writeHead(status, { 'content-type': 'application/json', 'content-length': answer.length });
       res.end(answer);
