@@ -14,7 +14,7 @@ import { startAnvil } from '@tollgate/devnet';
 import { devnet } from '@tollgate/devnet';
 import { CORE_STAGES, Tokens, step, type StageDefinition } from '../core/plugin-api.js';
 import { type TollgatePlugin } from '../core/index.js';
-import { coreStep, stepFunctionOf } from '../core/pipeline/stage-runner.js';
+import { stepFunctionOf } from '../core/pipeline/stage-runner.js';
 import { httpTransport } from '../plugins/http/index.js';
 import { wsTransport } from '../plugins/ws/index.js';
 import { evmFamily } from '../plugins/evm/index.js';
@@ -40,7 +40,7 @@ const counting: TollgatePlugin = {
         value: (deps: Parameters<StageDefinition['create']>[0]) => {
           const fn = stepFunctionOf(create(deps));
           if (fn === undefined) throw new Error(`bundled stage ${definition.name} is not a step`);
-          return coreStep((ctx) => {
+          return step((ctx) => {
             const key = `${ctx.transport}:${ctx.call.method}`;
             ran.set(key, [...(ran.get(key) ?? []), definition.name]);
             return fn(ctx);

@@ -4,7 +4,6 @@ import { failCall } from './settle.js';
 import { CORE_STAGES, type CoreStageName, type Stage, type StageDefinition, type StageDependencies } from '../contracts/stage.js';
 import { checkedStage, stepFunctionOf, type PipelineEntry } from './stage-runner.js';
 import { CallRun, type RunOwner } from './call-run.js';
-import { AHEAD_STAGES } from './run-ahead.js';
 import { authenticate } from './stages/authenticate.js';
 import { validate } from './stages/validate.js';
 import { meter } from './stages/meter.js';
@@ -79,8 +78,6 @@ export interface BuiltPipeline {
 interface PairStages {
   readonly stages: readonly BuiltStage[];
   readonly entries: readonly PipelineEntry[];
-  /** Which entries may run while a charge is pending (see `RunAhead`). */
-  readonly ahead: readonly boolean[];
   operators: readonly Stage[] | undefined;
 }
 
@@ -91,8 +88,6 @@ interface BuiltStage {
   readonly operator: Stage;
   readonly families: readonly string[] | undefined;
   readonly transports: readonly string[] | undefined;
-  /** A core stage that may run while a charge is pending; a plugin's stage never does. */
-  readonly ahead: boolean;
 }
 
 /**
@@ -124,13 +119,7 @@ export function buildPipeline(
     const stage = definition === undefined ? coreFactories[name as CoreStageName](deps) : definition.create(deps);
     const fn = stepFunctionOf(stage);
     const entry: PipelineEntry = fn ?? { name, stage };
-    return {
-      entry,
-      operator: fn === undefined ? checkedStage(entry) : stage,
-      families: definition?.families,
-      transports: definition?.transports,
-      ahead: definition === undefined && AHEAD_STAGES.has(name),
-    };
+    return { entry, operator: fn === undefined ? checkedStage(entry) : stage, families: definition?.families, transports: definition?.transports };
   });
 
   const owner: RunOwner = {
@@ -150,7 +139,7 @@ export function buildPipeline(
       const families = new Set(network.families.map((f) => f.name));
       const transport = ctx.transport;
       const stages = built.filter((b) => (b.families === undefined || b.families.some((f) => families.has(f))) && (b.transports === undefined || b.transports.includes(transport)));
-      pair = { stages, entries: stages.map((b) => b.entry), ahead: stages.map((b) => b.ahead), operators: undefined };
+      pair = { stages, entries: stages.map((b) => b.entry), operators: undefined };
       byTransport.set(transport, pair);
     }
     return pair;
@@ -159,8 +148,7 @@ export function buildPipeline(
   return {
     execute: (ctx, hold) =>
       new Observable<RequestContext>((subscriber) => {
-        const pair = stagesFor(ctx);
-        const run = new CallRun(ctx, pair.entries, owner, subscriber, pair.ahead);
+        const run = new CallRun(ctx, stagesFor(ctx).entries, owner, subscriber);
         hold?.enter();
         try {
           run.run(0);

@@ -4,7 +4,6 @@ import type { Stage, StepFunction } from '../contracts/stage.js';
 import { isPromise, type MaybePromise } from '../util/maybe-promise.js';
 import { cancelledError } from './cancelled.js';
 import { trackStep } from './pending-step.js';
-import { RunAhead } from './run-ahead.js';
 import { completionViolation, emissionViolation } from './stage-contract.js';
 
 /** An operator stage as the pipeline runs it: applied to one call at a time, under its name for errors. */
@@ -15,11 +14,8 @@ export interface OperatorEntry {
   readonly stage: Stage;
 }
 
-/** A step function as the core's own stages write it: one may let the call run ahead of its work. */
-export type CoreStepFunction = (ctx: RequestContext) => MaybePromise<void> | RunAhead;
-
 /** One position of an assembled pipeline: a step function (run inline) or an operator stage. */
-export type PipelineEntry = CoreStepFunction | OperatorEntry;
+export type PipelineEntry = StepFunction | OperatorEntry;
 
 /**
  * Applies an operator stage to one call on its own (`stage(of(ctx))`) and holds it to the contract: the
@@ -98,8 +94,6 @@ export function checkedStage(entry: PipelineEntry): Stage {
         } catch (error) {
           return failed(error);
         }
-        // The composed form runs one call's stages one after the other: it waits for a step's work here.
-        if (result instanceof RunAhead) result = result.settled;
         if (result !== undefined && isPromise(result)) void trackStep(ctx, result).then(passed, failed);
         else passed();
         return undefined;
@@ -110,8 +104,8 @@ export function checkedStage(entry: PipelineEntry): Stage {
 const STEP = Symbol.for('tollgate.step');
 
 /** The function of a stage built with {@link step}, or undefined for any other operator. */
-export function stepFunctionOf(stage: Stage): CoreStepFunction | undefined {
-  return (stage as Stage & { [STEP]?: CoreStepFunction })[STEP];
+export function stepFunctionOf(stage: Stage): StepFunction | undefined {
+  return (stage as Stage & { [STEP]?: StepFunction })[STEP];
 }
 
 /**
@@ -130,10 +124,5 @@ export function stepFunctionOf(stage: Stage): CoreStepFunction | undefined {
  * ```
  */
 export function step(fn: StepFunction): Stage {
-  return coreStep(fn);
-}
-
-/** {@link step} for the core's own stages, whose function may return a {@link RunAhead} (`meter`). */
-export function coreStep(fn: CoreStepFunction): Stage {
   return Object.assign(checkedStage(fn), { [STEP]: fn });
 }

@@ -4,9 +4,7 @@ import type { RequestContext } from '../../contracts/request-context.js';
 import { MeteringToken, type Charge } from '../../contracts/metering.js';
 import { TopUpsToken, type TopUpOffer, type TopUpOutcome, type TopUpRequest } from '../../contracts/top-ups.js';
 import { isPromise } from '../../util/maybe-promise.js';
-import { coreStep } from '../stage-runner.js';
-import { RunAhead } from '../run-ahead.js';
-import { AheadRoom } from './ahead-room.js';
+import { step } from '../stage-runner.js';
 import { type Stage, type StageDependencies } from '../../contracts/stage.js';
 import { keyOf, methodOf, planOf } from '../../context/context-access.js';
 
@@ -18,19 +16,11 @@ import { keyOf, methodOf, planOf } from '../../context/context-access.js';
  * carrying the headers and `error.data` entries of the key's top-up offer when the gateway has a
  * `TopUps` and it offers one. A top-up the request carries (`TopUps.take`) is taken first, right before
  * the charge: after every other stage, so a call refused before `meter` spends none.
- *
- * A charge the store answers later (Redis, SQLite) lets the call run ahead to its node meanwhile
- * ({@link RunAhead}: the answer waits for the charge, and a refused charge fails the call with its own
- * error, the node's answer unseen), when the method delivers nothing before its answer (not
- * `idempotent: false`: a sent transaction, a filter, a subscription wait) and the key has room for it
- * ({@link AheadRoom}: what its last charge here left it, within a second of its throughput): a key
- * that ran out waits for its charges, so it reaches no node until one passes again.
  */
 export function meter(deps: StageDependencies): Stage {
   const { clock } = deps;
   const metering = deps.container.resolve(MeteringToken);
   const topUps = deps.container.isRegistered(TopUpsToken, true) ? deps.container.resolve(TopUpsToken) : undefined;
-  const room = new AheadRoom();
 
   function requestOf(ctx: RequestContext): TopUpRequest {
     return { key: keyOf(ctx), plan: planOf(ctx), network: ctx.network.name, transport: ctx.transport, headers: ctx.meta.headers };
@@ -42,16 +32,7 @@ export function meter(deps: StageDependencies): Stage {
 
   function charge(ctx: RequestContext, credits: number): void | Promise<void> {
     const charged = metering.charge(keyOf(ctx).id, credits, planOf(ctx), clock.now());
-    if (isPromise(charged)) {
-      return charged.then(
-        (result) => settle(ctx, credits, result),
-        (error: unknown) => {
-          // The store could not say (unreachable, refusing): the key's next reads wait for their charge.
-          room.closed(keyOf(ctx).id);
-          throw error;
-        },
-      );
-    }
+    if (isPromise(charged)) return charged.then((result) => settle(ctx, credits, result));
     settle(ctx, credits, charged);
   }
 
@@ -62,14 +43,11 @@ export function meter(deps: StageDependencies): Stage {
   }
 
   function settle(ctx: RequestContext, credits: number, charge: Charge): void {
-    const keyId = keyOf(ctx).id;
     if (charge.ok) {
-      room.passed(keyId, charge.remaining + charge.paidRemaining, planOf(ctx).creditsPerSecond);
       ctx.debit = charge.receipt;
       ctx.compensations.push(() => charge.refund());
       return;
     }
-    room.closed(keyId);
     const plan = planOf(ctx);
     if (charge.code === 'RATE_LIMITED') {
       const seconds = Math.max(1, Math.ceil(charge.retryAfterMs / 1000));
@@ -87,15 +65,11 @@ export function meter(deps: StageDependencies): Stage {
     });
   }
 
-  return coreStep((ctx) => {
+  return step((ctx) => {
     const credits = ctx.credits ?? methodOf(ctx).credits;
     if (credits <= 0) return;
     const taking = topUps?.take?.(requestOf(ctx));
     if (taking !== undefined) return taking.then((outcome) => afterTopUp(ctx, credits, outcome));
-    const charged = charge(ctx, credits);
-    if (charged === undefined || methodOf(ctx).idempotent === false) return charged;
-    const giveBack = room.take(keyOf(ctx).id, credits);
-    if (giveBack === undefined) return charged;
-    return new RunAhead(charged.finally(giveBack));
+    return charge(ctx, credits);
   });
 }
