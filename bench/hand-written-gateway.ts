@@ -59,6 +59,11 @@ class Answer implements Dispatcher.DispatchHandler {
   }
 }
 
+function send(res: ServerResponse, status: number, body: Buffer): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length });
+  res.end(body);
+}
+
 function refuse(res: ServerResponse, status: number): void {
   res.writeHead(status, HEADERS);
   res.end('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"refused"}}');
@@ -87,10 +92,7 @@ export async function startHandWrittenGateway(options: HandWrittenGatewayOptions
     const key = answers === undefined ? undefined : `${call.method as string}:${JSON.stringify(call.params)}`;
     const kept = key === undefined ? undefined : answers!.get(key);
     if (kept !== undefined) {
-      const answer = envelope(call.id as JsonRpcId | undefined, 'result', kept);
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length });
-      res.end(answer);
-      return;
+      return send(res, 200, envelope(call.id as JsonRpcId | undefined, 'result', kept));
     }
     pool.dispatch({ path: upstream.pathname, method: 'POST', headers: HEADERS, body }, new Answer((status, answer) => {
       if (call.method === 'eth_getBlockByNumber') {
@@ -103,8 +105,7 @@ export async function startHandWrittenGateway(options: HandWrittenGatewayOptions
         // Copied: the answer's buffer may be a slice of a larger one.
         if (member?.kind === 'result') answers!.set(key, Buffer.from(member.bytes));
       }
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': answer.length });
-      res.end(answer);
+      send(res, status, answer);
     }));
   };
 
