@@ -26,6 +26,8 @@ const HELP = `Usage: npm run bench -- [options]
   --prime <s>           load on each target before round 1       (env BENCH_PRIME,       default 8)
   --connections <n>     concurrent connections                   (env BENCH_CONNECTIONS, default 48)
   --rounds <n>          interleaved rounds (A B C D A B C D ...) (env BENCH_ROUNDS,      default 3)
+  --fresh               start every target again for each round, primed again (env BENCH_FRESH=1):
+                        each round on new server processes, so one process's luck is one round
   --method <name>       JSON-RPC method: eth_chainId | eth_blockNumber (env BENCH_METHOD, default eth_chainId)
   --profile             CPU-profile the Node servers while measured; print where their time goes
   --json <file>         where to write the results (default bench/results/latest.json)
@@ -74,6 +76,7 @@ async function main(): Promise<number> {
       prime: { type: 'string' },
       connections: { type: 'string' },
       rounds: { type: 'string' },
+      fresh: { type: 'boolean', default: false },
       method: { type: 'string' },
       profile: { type: 'boolean', default: false },
       json: { type: 'string' },
@@ -115,6 +118,7 @@ async function main(): Promise<number> {
     prime: numberOption('prime', values.prime, env.BENCH_PRIME, quick ? 1 : 8, false),
     connections: numberOption('connections', values.connections, env.BENCH_CONNECTIONS, quick ? 32 : 48, true),
     rounds: numberOption('rounds', values.rounds, env.BENCH_ROUNDS, quick ? 1 : 3, true),
+    fresh: values.fresh || env.BENCH_FRESH === '1',
     method: values.method ?? (env.BENCH_METHOD || 'eth_chainId'),
     profile: values.profile,
     profileDir: join(BENCH_DIR, 'results', 'profiles', stamp),
@@ -124,6 +128,7 @@ async function main(): Promise<number> {
   if (options.duration <= 0) fail('--duration must be > 0');
   if (options.connections < 1) fail('--connections must be >= 1');
   if (options.rounds < 1) fail('--rounds must be >= 1');
+  if (options.fresh === true && options.profile) fail('--fresh and --profile do not go together: a profile covers one server process');
   const jsonPath = resolve(values.json ?? join(BENCH_DIR, 'results', 'latest.json'));
 
   installExitHandlers(() => stopAll());

@@ -22,6 +22,12 @@ export interface BenchOptions {
   readonly connections: number;
   /** Rounds; each round measures every target once, in the same order (A B C D A B C D ...). */
   readonly rounds: number;
+  /**
+   * Start every target's servers again for each round (and prime them again), so that each round is
+   * measured on new processes: a server whose JIT settled well or badly counts for one round, not for
+   * the whole run. Not with `profile` (a profile covers one process).
+   */
+  readonly fresh?: boolean;
   /** CI smoke mode: short runs, same checks. */
   readonly quick: boolean;
   /** JSON-RPC method the JSON-RPC scenarios call (`eth_chainId` or `eth_blockNumber`). */
@@ -219,7 +225,13 @@ function fmt(n: number, digits = 0): string {
  * its own warm-up, so slow drift (thermal, other tenants) spreads over all targets alike. Before the first
  * round every target is primed: a JIT needs far more than a 2 s warm-up to settle on a gateway's code.
  */
-export async function measureTargets(targets: readonly Target[], options: BenchOptions, upstreamPids: readonly number[]): Promise<TargetReport[]> {
+export async function measureTargets(
+  targets: readonly Target[],
+  options: BenchOptions,
+  upstreamPids: readonly number[],
+  /** The run's rounds, when these are a part of them (`fresh`: one round a call): numbers and log lines. */
+  of: { readonly first: number; readonly total: number } = { first: 1, total: options.rounds },
+): Promise<TargetReport[]> {
   const results = new Map<string, RoundResult[]>(targets.map((t) => [t.name, []]));
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const load = (target: Target, duration: number): Promise<LoadResult> =>
@@ -229,16 +241,16 @@ export async function measureTargets(targets: readonly Target[], options: BenchO
     log(`[bench] priming every target for ${options.prime} s (not measured)`);
     for (const target of targets) primeFailures.set(target.name, failures(await load(target, options.prime)));
   }
-  for (let round = 1; round <= options.rounds; round++) {
+  for (let round = of.first; round < of.first + options.rounds; round++) {
     for (const target of targets) {
-      let warmupFailures = round === 1 ? (primeFailures.get(target.name) ?? 0) : 0;
+      let warmupFailures = round === of.first ? (primeFailures.get(target.name) ?? 0) : 0;
       let warmupResponses = 0;
       if (options.warmup > 0) {
         const warm = await load(target, options.warmup);
         warmupFailures += failures(warm);
         warmupResponses = warm.responses;
       }
-      if (round === 1) target.beforeFirstMeasurement?.();
+      if (round === of.first) target.beforeFirstMeasurement?.();
       const serverBefore = totalCpuTime(target.serverPids);
       const upstreamBefore = totalCpuTime(upstreamPids);
       const countersBefore = await target.counters?.();
@@ -268,7 +280,7 @@ export async function measureTargets(targets: readonly Target[], options: BenchO
       results.get(target.name)!.push(measured);
       const bad = failures(result);
       log(
-        `[bench] round ${round}/${options.rounds} ${target.name.padEnd(14)} ${fmt(result.okPerSecond).padStart(6)} req/s  p50 ${fmt(result.latency.p50, 2)} ms  p99 ${fmt(result.latency.p99, 2)} ms  ` +
+        `[bench] round ${round}/${of.total} ${target.name.padEnd(14)} ${fmt(result.okPerSecond).padStart(6)} req/s  p50 ${fmt(result.latency.p50, 2)} ms  p99 ${fmt(result.latency.p99, 2)} ms  ` +
           `server ${fmt(measured.serverCores * 100)}% cpu, ${fmt(measured.serverMicrosPerRequest)} us/req${bad > 0 ? `  FAILURES ${bad}` : ''}${warmupFailures > 0 ? `  (warm-up failures ${warmupFailures})` : ''}`,
       );
     }
@@ -347,6 +359,8 @@ export interface TargetsOutcome {
   readonly comparisons: readonly ComparisonReport[];
   /** Profile summaries of the Node server targets (with `--profile`). */
   readonly profiles?: Readonly<Record<string, ProfileSummary>>;
+  /** True when every round ran on servers started for it (`--fresh`). */
+  readonly fresh?: boolean;
 }
 
 /**
@@ -365,29 +379,12 @@ export async function runTargets(
   const unknown = (options.targets ?? []).filter((name) => !definitions.some((d) => d.name === name));
   if (unknown.length > 0) throw new Error(`unknown target ${unknown.join(', ')} (known: ${definitions.map((d) => d.name).join(', ')})`);
   const selected = definitions.filter((d) => options.targets === undefined || options.targets.includes(d.name));
+  if (options.fresh === true) return runFresh(selected, comparisons, options, upstreamPids, beforeStop);
   const servers: ServerHandle[] = [];
   // Which target each server child belongs to, and how many children share the target's load.
   const owners = new Map<ServerHandle, { target: string; share: number }>();
   try {
-    const targets: Target[] = [];
-    for (const definition of selected) {
-      const started = await definition.start(options);
-      const own = [...(started.server === undefined ? [] : [started.server]), ...(started.moreServers ?? [])];
-      for (const server of own) {
-        servers.push(server);
-        owners.set(server, { target: definition.name, share: own.length });
-      }
-      targets.push({
-        name: definition.name,
-        description: definition.description,
-        url: started.url,
-        ...(started.urls === undefined ? {} : { urls: started.urls }),
-        request: started.request,
-        serverPids: started.serverPids,
-        ...(started.counters === undefined ? {} : { counters: started.counters }),
-        ...(options.profile && own.length > 0 ? { beforeFirstMeasurement: () => own.forEach((server) => server.signal('SIGUSR2')) } : {}),
-      });
-    }
+    const targets = await startTargets(selected, options, servers, owners);
     const measured = await measureTargets(targets, options, upstreamPids);
     if (beforeStop !== undefined) for (const target of targets) await beforeStop(target.name);
     // Servers write their profiles as they stop.
@@ -410,4 +407,65 @@ export async function runTargets(
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
   }
+}
+
+/**
+ * Starts `selected` one after the other, recording each server child in `servers` and its target (and
+ * how many children share that target's load) in `owners`, so the caller stops them whatever happens.
+ */
+async function startTargets(
+  selected: readonly TargetDefinition[],
+  options: BenchOptions,
+  servers: ServerHandle[],
+  owners: Map<ServerHandle, { target: string; share: number }>,
+): Promise<Target[]> {
+  const targets: Target[] = [];
+  for (const definition of selected) {
+    const started = await definition.start(options);
+    const own = [...(started.server === undefined ? [] : [started.server]), ...(started.moreServers ?? [])];
+    for (const server of own) {
+      servers.push(server);
+      owners.set(server, { target: definition.name, share: own.length });
+    }
+    targets.push({
+      name: definition.name,
+      description: definition.description,
+      url: started.url,
+      ...(started.urls === undefined ? {} : { urls: started.urls }),
+      request: started.request,
+      serverPids: started.serverPids,
+      ...(started.counters === undefined ? {} : { counters: started.counters }),
+      ...(options.profile && own.length > 0 ? { beforeFirstMeasurement: () => own.forEach((server) => server.signal('SIGUSR2')) } : {}),
+    });
+  }
+  return targets;
+}
+
+/**
+ * `fresh`: every round on servers started for it and primed again (A B C on new processes, stopped,
+ * then A B C on new ones ...), the rounds then summarized and compared as one run's. A server whose JIT
+ * settled well or badly is then one round of the run, and the per-round range shows it.
+ */
+async function runFresh(
+  selected: readonly TargetDefinition[],
+  comparisons: readonly ComparisonSpec[],
+  options: BenchOptions,
+  upstreamPids: readonly number[],
+  beforeStop: ((name: string) => Promise<void>) | undefined,
+): Promise<TargetsOutcome> {
+  if (options.profile) throw new Error('--fresh and --profile do not go together: a profile covers one server process');
+  const rounds = new Map<string, RoundResult[]>(selected.map((d) => [d.name, []]));
+  for (let round = 1; round <= options.rounds; round++) {
+    const servers: ServerHandle[] = [];
+    try {
+      const targets = await startTargets(selected, options, servers, new Map());
+      const measured = await measureTargets(targets, { ...options, rounds: 1 }, upstreamPids, { first: round, total: options.rounds });
+      for (const report of measured) rounds.get(report.name)!.push(...report.rounds);
+      if (round === options.rounds && beforeStop !== undefined) for (const target of targets) await beforeStop(target.name);
+    } finally {
+      await Promise.all(servers.map((s) => s.stop()));
+    }
+  }
+  const measured = selected.map((d) => summarize(d.name, d.description, rounds.get(d.name)!));
+  return { targets: measured, comparisons: compare(measured, comparisons), fresh: true };
 }

@@ -25,12 +25,13 @@ function failureDetail(t: TargetReport): string | undefined {
 }
 
 /** The settings line printed above every scenario's table. */
-export function settingsLine(options: BenchOptions, cpus: number): string {
+export function settingsLine(options: BenchOptions, cpus: number, fresh = false): string {
   const mode = options.quick ? 'quick mode: ' : '';
   const s = (n: number): string => `${num(n, n % 1 === 0 ? 0 : 1)} s`;
   const warm = options.warmup > 0 ? ` after ${s(options.warmup)} warm-up each` : ', no warm-up';
   const prime = options.prime > 0 ? `, every target primed for ${s(options.prime)} first` : '';
-  return `${mode}${options.connections} connections, ${options.rounds} round(s) x ${s(options.duration)} per target${warm}${prime}, ` +
+  const anew = fresh ? ' (every round on newly started servers, primed again)' : '';
+  return `${mode}${options.connections} connections, ${options.rounds} round(s)${anew} x ${s(options.duration)} per target${warm}${prime}, ` +
     `method ${options.method}, ${cpus} CPUs, Node ${process.version}`;
 }
 
@@ -38,7 +39,8 @@ export function settingsLine(options: BenchOptions, cpus: number): string {
 export function formatScenario(report: ScenarioReport, options: BenchOptions, cpus: number): string {
   const out: string[] = [];
   out.push(`== ${report.scenario}: ${report.description}`);
-  out.push(settingsLine(options, cpus));
+  out.push(settingsLine(options, cpus, report.fresh === true));
+  if (options.fresh === true && report.fresh !== true) out.push('--fresh: this scenario starts its own servers once; they ran through every round');
   out.push('');
   // Per-call counters some targets report (say, Redis commands per call), one column each, after the usual ones.
   const counters = [...new Set(report.targets.flatMap((t) => Object.keys(t.perCall ?? {})))];

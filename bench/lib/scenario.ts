@@ -20,6 +20,8 @@ export interface ScenarioReport {
   readonly notes: readonly string[];
   /** CPU profile summaries by target (with `--profile`). */
   readonly profiles?: Readonly<Record<string, ProfileSummary>>;
+  /** True when every round ran on servers started for it (`--fresh`, where the scenario supports it). */
+  readonly fresh?: boolean;
 }
 
 /** A scenario. */
