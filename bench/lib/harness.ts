@@ -366,7 +366,8 @@ export interface TargetsOutcome {
 /**
  * The usual body of a scenario: starts the selected targets one after the other (parallel start-ups
  * would fight for the cores), measures them, compares them, stops them (also on failure) and reads their
- * profiles.
+ * profiles. With `fresh`, the targets are started, primed, measured for one round and stopped again for
+ * every round, and the rounds summarized as one run's.
  */
 export async function runTargets(
   definitions: readonly TargetDefinition[],
@@ -379,34 +380,55 @@ export async function runTargets(
   const unknown = (options.targets ?? []).filter((name) => !definitions.some((d) => d.name === name));
   if (unknown.length > 0) throw new Error(`unknown target ${unknown.join(', ')} (known: ${definitions.map((d) => d.name).join(', ')})`);
   const selected = definitions.filter((d) => options.targets === undefined || options.targets.includes(d.name));
-  if (options.fresh === true) return runFresh(selected, comparisons, options, upstreamPids, beforeStop);
-  const servers: ServerHandle[] = [];
-  // Which target each server child belongs to, and how many children share the target's load.
-  const owners = new Map<ServerHandle, { target: string; share: number }>();
-  try {
-    const targets = await startTargets(selected, options, servers, owners);
-    const measured = await measureTargets(targets, options, upstreamPids);
-    if (beforeStop !== undefined) for (const target of targets) await beforeStop(target.name);
-    // Servers write their profiles as they stop.
-    await Promise.all(servers.map((s) => s.stop()));
-    let profiles: Record<string, ProfileSummary> | undefined;
-    if (options.profile) {
-      profiles = {};
-      for (const server of servers) {
-        // The profile runs from the first measurement on: later rounds' warm-ups are in it too.
-        const owner = owners.get(server);
-        const rounds = measured.find((t) => t.name === owner?.target)?.rounds ?? [];
-        // Several instances of a target share its load about evenly (round robin over their URLs).
-        const requests = rounds.reduce((sum, r, i) => sum + r.responses + (i > 0 ? r.warmupResponses : 0), 0) / (owner?.share ?? 1);
-        const file = profilePath(server.name, options);
-        const allocations = existsSync(heapProfilePath(file)) ? { allocations: summarizeAllocations(heapProfilePath(file)) } : {};
-        profiles[server.name] = { ...summarizeProfile(file), ...allocations, requests };
-      }
+  // One start of the targets for all rounds, or (`fresh`) one start a round: the same loop either way.
+  const roundsPerStart = options.fresh === true ? 1 : options.rounds;
+  const rounds = new Map<string, RoundResult[]>(selected.map((d) => [d.name, []]));
+  let profiles: Record<string, ProfileSummary> | undefined;
+  for (let first = 1; first <= options.rounds; first += roundsPerStart) {
+    const servers: ServerHandle[] = [];
+    // Which target each server child belongs to, and how many children share the target's load.
+    const owners = new Map<ServerHandle, { target: string; share: number }>();
+    try {
+      const targets = await startTargets(selected, options, servers, owners);
+      const measured = await measureTargets(targets, { ...options, rounds: roundsPerStart }, upstreamPids, { first, total: options.rounds });
+      for (const report of measured) rounds.get(report.name)!.push(...report.rounds);
+      const last = first + roundsPerStart > options.rounds;
+      if (last && beforeStop !== undefined) for (const target of targets) await beforeStop(target.name);
+      // Servers write their profiles as they stop (`--profile` is refused with `fresh`: one start).
+      await Promise.all(servers.map((s) => s.stop()));
+      if (options.profile) profiles = profilesOf(servers, owners, measured, options);
+    } finally {
+      await Promise.all(servers.map((s) => s.stop()));
     }
-    return { targets: measured, comparisons: compare(measured, comparisons), ...(profiles === undefined ? {} : { profiles }) };
-  } finally {
-    await Promise.all(servers.map((s) => s.stop()));
   }
+  const measured = selected.map((d) => summarize(d.name, d.description, rounds.get(d.name)!));
+  return {
+    targets: measured,
+    comparisons: compare(measured, comparisons),
+    ...(profiles === undefined ? {} : { profiles }),
+    ...(options.fresh === true ? { fresh: true } : {}),
+  };
+}
+
+/** The profile summaries of `servers`, each with the requests it served (the profile runs from the first measurement on). */
+function profilesOf(
+  servers: readonly ServerHandle[],
+  owners: ReadonlyMap<ServerHandle, { target: string; share: number }>,
+  measured: readonly TargetReport[],
+  options: BenchOptions,
+): Record<string, ProfileSummary> {
+  const profiles: Record<string, ProfileSummary> = {};
+  for (const server of servers) {
+    // Later rounds' warm-ups are in the profile too.
+    const owner = owners.get(server);
+    const rounds = measured.find((t) => t.name === owner?.target)?.rounds ?? [];
+    // Several instances of a target share its load about evenly (round robin over their URLs).
+    const requests = rounds.reduce((sum, r, i) => sum + r.responses + (i > 0 ? r.warmupResponses : 0), 0) / (owner?.share ?? 1);
+    const file = profilePath(server.name, options);
+    const allocations = existsSync(heapProfilePath(file)) ? { allocations: summarizeAllocations(heapProfilePath(file)) } : {};
+    profiles[server.name] = { ...summarizeProfile(file), ...allocations, requests };
+  }
+  return profiles;
 }
 
 /**
@@ -439,33 +461,4 @@ async function startTargets(
     });
   }
   return targets;
-}
-
-/**
- * `fresh`: every round on servers started for it and primed again (A B C on new processes, stopped,
- * then A B C on new ones ...), the rounds then summarized and compared as one run's. A server whose JIT
- * settled well or badly is then one round of the run, and the per-round range shows it.
- */
-async function runFresh(
-  selected: readonly TargetDefinition[],
-  comparisons: readonly ComparisonSpec[],
-  options: BenchOptions,
-  upstreamPids: readonly number[],
-  beforeStop: ((name: string) => Promise<void>) | undefined,
-): Promise<TargetsOutcome> {
-  if (options.profile) throw new Error('--fresh and --profile do not go together: a profile covers one server process');
-  const rounds = new Map<string, RoundResult[]>(selected.map((d) => [d.name, []]));
-  for (let round = 1; round <= options.rounds; round++) {
-    const servers: ServerHandle[] = [];
-    try {
-      const targets = await startTargets(selected, options, servers, new Map());
-      const measured = await measureTargets(targets, { ...options, rounds: 1 }, upstreamPids, { first: round, total: options.rounds });
-      for (const report of measured) rounds.get(report.name)!.push(...report.rounds);
-      if (round === options.rounds && beforeStop !== undefined) for (const target of targets) await beforeStop(target.name);
-    } finally {
-      await Promise.all(servers.map((s) => s.stop()));
-    }
-  }
-  const measured = selected.map((d) => summarize(d.name, d.description, rounds.get(d.name)!));
-  return { targets: measured, comparisons: compare(measured, comparisons), fresh: true };
 }
