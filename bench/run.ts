@@ -28,6 +28,8 @@ const HELP = `Usage: npm run bench -- [options]
   --rounds <n>          interleaved rounds (A B C D A B C D ...) (env BENCH_ROUNDS,      default 3)
   --fresh               start every target again for each round, primed again (env BENCH_FRESH=1):
                         each round on new server processes, so one process's luck is one round
+  --rate <req/s>        offer every target this many requests a second in all, to compare CPU per request
+                        at equal load (env BENCH_RATE; default: as fast as the connections get answers)
   --method <name>       JSON-RPC method: eth_chainId | eth_blockNumber (env BENCH_METHOD, default eth_chainId)
   --profile             CPU-profile the Node servers while measured; print where their time goes
   --json <file>         where to write the results (default bench/results/latest.json)
@@ -49,6 +51,11 @@ function numberOption(name: string, flag: string | undefined, env: string | unde
   const value = Number(raw);
   if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) fail(`--${name} must be a ${integer ? 'whole ' : ''}number >= 0 (got ${raw})`);
   return value;
+}
+
+/** `--rate 0` (the default) is no rate: as fast as the connections get answers. */
+function rateOption(rate: number): { rate?: number } {
+  return rate === 0 ? {} : { rate };
 }
 
 async function loadScenarios(): Promise<Scenario[]> {
@@ -77,6 +84,7 @@ async function main(): Promise<number> {
       connections: { type: 'string' },
       rounds: { type: 'string' },
       fresh: { type: 'boolean', default: false },
+      rate: { type: 'string' },
       method: { type: 'string' },
       profile: { type: 'boolean', default: false },
       json: { type: 'string' },
@@ -119,6 +127,7 @@ async function main(): Promise<number> {
     connections: numberOption('connections', values.connections, env.BENCH_CONNECTIONS, quick ? 32 : 48, true),
     rounds: numberOption('rounds', values.rounds, env.BENCH_ROUNDS, quick ? 1 : 3, true),
     fresh: values.fresh || env.BENCH_FRESH === '1',
+    ...rateOption(numberOption('rate', values.rate, env.BENCH_RATE, 0, false)),
     method: values.method ?? (env.BENCH_METHOD || 'eth_chainId'),
     profile: values.profile,
     profileDir: join(BENCH_DIR, 'results', 'profiles', stamp),

@@ -28,6 +28,13 @@ export interface BenchOptions {
    * the whole run. Not with `profile` (a profile covers one process).
    */
   readonly fresh?: boolean;
+  /**
+   * Requests per second the load generator offers a target in all (warm-ups and measurements; priming
+   * stays at full speed). Every target then serves the same load, so their CPU per request compares
+   * work for equal work, without the difference a busier process makes to its own cost per request
+   * (see "How it measures"). The req/s ratios are then the rate's, and no goal is judged.
+   */
+  readonly rate?: number;
   /** CI smoke mode: short runs, same checks. */
   readonly quick: boolean;
   /** JSON-RPC method the JSON-RPC scenarios call (`eth_chainId` or `eth_blockNumber`). */
@@ -234,12 +241,12 @@ export async function measureTargets(
 ): Promise<TargetReport[]> {
   const results = new Map<string, RoundResult[]>(targets.map((t) => [t.name, []]));
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
-  const load = (target: Target, duration: number): Promise<LoadResult> =>
-    runLoad({ url: target.urls ?? target.url, request: target.request, connections: options.connections, duration });
+  const load = (target: Target, duration: number, rate = options.rate): Promise<LoadResult> =>
+    runLoad({ url: target.urls ?? target.url, request: target.request, connections: options.connections, duration, ...(rate === undefined ? {} : { rate }) });
   const primeFailures = new Map<string, number>();
   if (options.prime > 0) {
     log(`[bench] priming every target for ${options.prime} s (not measured)`);
-    for (const target of targets) primeFailures.set(target.name, failures(await load(target, options.prime)));
+    for (const target of targets) primeFailures.set(target.name, failures(await load(target, options.prime, undefined)));
   }
   for (let round = of.first; round < of.first + options.rounds; round++) {
     for (const target of targets) {
@@ -324,8 +331,16 @@ export function targetFailures(target: TargetReport): number {
   return target.totals.non2xx + target.totals.badBody + target.totals.transportErrors;
 }
 
-/** Computes the comparisons between measured targets (skipping those with a target that was not run). */
-export function compare(targets: readonly TargetReport[], specs: readonly ComparisonSpec[]): ComparisonReport[] {
+/** Below this share of a fixed rate a target did not keep up: its CPU per request is a saturated one's. */
+const SERVED_RATE_SHARE = 0.97;
+
+/**
+ * Computes the comparisons between measured targets (skipping those with a target that was not run).
+ * Under a fixed `rate` no goal is judged (both sides served the rate: their req/s ratio is about 1 by
+ * construction); the CPU/req and p99 ratios are the comparison, and a target that fell short of the
+ * rate says so.
+ */
+export function compare(targets: readonly TargetReport[], specs: readonly ComparisonSpec[], rate?: number): ComparisonReport[] {
   const byName = new Map(targets.map((t) => [t.name, t]));
   return specs.filter((spec) => byName.has(spec.numerator) && byName.has(spec.denominator)).map((spec) => {
     const a = byName.get(spec.numerator);
@@ -337,6 +352,10 @@ export function compare(targets: readonly TargetReport[], specs: readonly Compar
     const range: [number, number] = perRound.length === 0 ? [NaN, NaN] : [Math.min(...perRound), Math.max(...perRound)];
     const cpuEfficiency = b.serverMicrosPerRequest / a.serverMicrosPerRequest;
     const p99Ratio = median(a.rounds.map((r, i) => r.latency.p99 / (b.rounds[i]?.latency.p99 ?? NaN)));
+    if (rate !== undefined) {
+      const short = [a, b].filter((t) => t.okPerSecond < SERVED_RATE_SHARE * rate).map((t) => `${t.name} served ${Math.round(t.okPerSecond)} req/s of ${rate}`);
+      return { ...spec, label, ratio, range, cpuEfficiency, p99Ratio, verdict: 'INFO' as const, reason: 'fixed rate: read the CPU/req ratio', caveats: short };
+    }
     if (spec.goal === undefined) return { ...spec, label, ratio, range, cpuEfficiency, p99Ratio, verdict: 'INFO' as const, caveats: [] };
     const goal = spec.goal;
     const caveats: string[] = [];
@@ -361,6 +380,8 @@ export interface TargetsOutcome {
   readonly profiles?: Readonly<Record<string, ProfileSummary>>;
   /** True when every round ran on servers started for it (`--fresh`). */
   readonly fresh?: boolean;
+  /** The load generator's fixed rate, req/s (`--rate`), when it had one. */
+  readonly rate?: number;
 }
 
 /**
@@ -404,9 +425,10 @@ export async function runTargets(
   const measured = selected.map((d) => summarize(d.name, d.description, rounds.get(d.name)!));
   return {
     targets: measured,
-    comparisons: compare(measured, comparisons),
+    comparisons: compare(measured, comparisons, options.rate),
     ...(profiles === undefined ? {} : { profiles }),
     ...(options.fresh === true ? { fresh: true } : {}),
+    ...(options.rate === undefined ? {} : { rate: options.rate }),
   };
 }
 

@@ -36,6 +36,8 @@ export interface LoadOptions {
   readonly duration: number;
   /** Per-request timeout, seconds. */
   readonly timeout?: number;
+  /** Requests per second offered by all connections together; as fast as they get answers when undefined. */
+  readonly rate?: number;
 }
 
 /** What one run measured. */
@@ -134,6 +136,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         duration: options.duration,
         pipelining: 1,
         timeout: options.timeout ?? 10,
+        ...(options.rate === undefined ? {} : { overallRate: options.rate }),
         requests: options.request.mix === undefined ? [request] : options.request.mix.map((r) => ({ ...request, path: r.path, body: r.body })),
       },
       (error, result) => {

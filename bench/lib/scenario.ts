@@ -22,6 +22,8 @@ export interface ScenarioReport {
   readonly profiles?: Readonly<Record<string, ProfileSummary>>;
   /** True when every round ran on servers started for it (`--fresh`, where the scenario supports it). */
   readonly fresh?: boolean;
+  /** The load generator's fixed rate, req/s (`--rate`, where the scenario supports it). */
+  readonly rate?: number;
 }
 
 /** A scenario. */
