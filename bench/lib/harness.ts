@@ -241,7 +241,8 @@ export async function measureTargets(
 ): Promise<TargetReport[]> {
   const results = new Map<string, RoundResult[]>(targets.map((t) => [t.name, []]));
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
-  const load = (target: Target, duration: number, rate = options.rate): Promise<LoadResult> =>
+  // `rate` undefined is full speed (priming), so every call names its rate.
+  const load = (target: Target, duration: number, rate: number | undefined): Promise<LoadResult> =>
     runLoad({ url: target.urls ?? target.url, request: target.request, connections: options.connections, duration, ...(rate === undefined ? {} : { rate }) });
   const primeFailures = new Map<string, number>();
   if (options.prime > 0) {
@@ -253,7 +254,7 @@ export async function measureTargets(
       let warmupFailures = round === of.first ? (primeFailures.get(target.name) ?? 0) : 0;
       let warmupResponses = 0;
       if (options.warmup > 0) {
-        const warm = await load(target, options.warmup);
+        const warm = await load(target, options.warmup, options.rate);
         warmupFailures += failures(warm);
         warmupResponses = warm.responses;
       }
@@ -262,7 +263,7 @@ export async function measureTargets(
       const upstreamBefore = totalCpuTime(upstreamPids);
       const countersBefore = await target.counters?.();
       const ownBefore = ownCpuTime();
-      const result = await load(target, options.duration);
+      const result = await load(target, options.duration, options.rate);
       const server = cpuDelta(serverBefore, totalCpuTime(target.serverPids));
       const upstream = cpuDelta(upstreamBefore, totalCpuTime(upstreamPids));
       const own = cpuDelta(ownBefore, ownCpuTime());
@@ -378,10 +379,8 @@ export interface TargetsOutcome {
   readonly comparisons: readonly ComparisonReport[];
   /** Profile summaries of the Node server targets (with `--profile`). */
   readonly profiles?: Readonly<Record<string, ProfileSummary>>;
-  /** True when every round ran on servers started for it (`--fresh`). */
-  readonly fresh?: boolean;
-  /** The load generator's fixed rate, req/s (`--rate`), when it had one. */
-  readonly rate?: number;
+  /** The harness started the targets and drove their load, so `--fresh` and `--rate` applied. */
+  readonly drivenByHarness: true;
 }
 
 /**
@@ -427,8 +426,7 @@ export async function runTargets(
     targets: measured,
     comparisons: compare(measured, comparisons, options.rate),
     ...(profiles === undefined ? {} : { profiles }),
-    ...(options.fresh === true ? { fresh: true } : {}),
-    ...(options.rate === undefined ? {} : { rate: options.rate }),
+    drivenByHarness: true,
   };
 }
 

@@ -25,13 +25,13 @@ function failureDetail(t: TargetReport): string | undefined {
 }
 
 /** The settings line printed above every scenario's table. */
-export function settingsLine(options: BenchOptions, cpus: number, fresh = false, rate?: number): string {
+export function settingsLine(options: BenchOptions, cpus: number, drivenByHarness: boolean): string {
   const mode = options.quick ? 'quick mode: ' : '';
   const s = (n: number): string => `${num(n, n % 1 === 0 ? 0 : 1)} s`;
   const warm = options.warmup > 0 ? ` after ${s(options.warmup)} warm-up each` : ', no warm-up';
   const prime = options.prime > 0 ? `, every target primed for ${s(options.prime)} first` : '';
-  const anew = fresh ? ' (every round on newly started servers, primed again)' : '';
-  const offered = rate === undefined ? '' : ` offering ${num(rate)} req/s in all`;
+  const anew = drivenByHarness && options.fresh === true ? ' (every round on newly started servers, primed again)' : '';
+  const offered = drivenByHarness && options.rate !== undefined ? ` offering ${num(options.rate)} req/s in all` : '';
   return `${mode}${options.connections} connections${offered}, ${options.rounds} round(s)${anew} x ${s(options.duration)} per target${warm}${prime}, ` +
     `method ${options.method}, ${cpus} CPUs, Node ${process.version}`;
 }
@@ -40,9 +40,10 @@ export function settingsLine(options: BenchOptions, cpus: number, fresh = false,
 export function formatScenario(report: ScenarioReport, options: BenchOptions, cpus: number): string {
   const out: string[] = [];
   out.push(`== ${report.scenario}: ${report.description}`);
-  out.push(settingsLine(options, cpus, report.fresh === true, report.rate));
-  if (options.fresh === true && report.fresh !== true) out.push('--fresh: this scenario starts its own servers once; they ran through every round');
-  if (options.rate !== undefined && report.rate === undefined) out.push('--rate: this scenario drives its own load, as fast as its targets answer');
+  const drivenByHarness = report.drivenByHarness === true;
+  out.push(settingsLine(options, cpus, drivenByHarness));
+  if (options.fresh === true && !drivenByHarness) out.push('--fresh: this scenario starts its own servers once; they ran through every round');
+  if (options.rate !== undefined && !drivenByHarness) out.push('--rate: this scenario drives its own load, as fast as its targets answer');
   out.push('');
   // Per-call counters some targets report (say, Redis commands per call), one column each, after the usual ones.
   const counters = [...new Set(report.targets.flatMap((t) => Object.keys(t.perCall ?? {})))];

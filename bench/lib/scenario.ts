@@ -20,10 +20,11 @@ export interface ScenarioReport {
   readonly notes: readonly string[];
   /** CPU profile summaries by target (with `--profile`). */
   readonly profiles?: Readonly<Record<string, ProfileSummary>>;
-  /** True when every round ran on servers started for it (`--fresh`, where the scenario supports it). */
-  readonly fresh?: boolean;
-  /** The load generator's fixed rate, req/s (`--rate`, where the scenario supports it). */
-  readonly rate?: number;
+  /**
+   * True when the shared harness (`runTargets`) started the targets and drove their load, so `--fresh`
+   * and `--rate` applied; a scenario with a load of its own starts its servers once and runs at full speed.
+   */
+  readonly drivenByHarness?: boolean;
 }
 
 /** A scenario. */
